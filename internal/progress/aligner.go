@@ -1,0 +1,93 @@
+package progress
+
+// Aligner aligns the markers of several senders. It is not safe for
+// concurrent use; it belongs to the goroutine of one operator instance.
+type Aligner struct {
+	next    []Epoch     // per sender: the epoch its next records belong to
+	final   []bool      // per sender: sent its final marker
+	wm      []Watermark // per sender: watermark of its last marker
+	cut     []int64     // per sender: cut time of its marker for the current epoch
+	current Epoch       // the epoch being aligned
+	arrived int         // senders not final that delivered the marker for current
+	live    int         // senders not final
+	lastWm  Watermark
+	done    bool
+}
+
+// NewAligner returns an aligner for n senders, all starting in epoch 0.
+func NewAligner(n int) *Aligner {
+	a := &Aligner{
+		next:   make([]Epoch, n),
+		final:  make([]bool, n),
+		wm:     make([]Watermark, n),
+		cut:    make([]int64, n),
+		live:   n,
+		lastWm: NoWatermark,
+	}
+	for i := range a.wm {
+		a.wm[i] = NoWatermark
+	}
+	return a
+}
+
+// Current is the epoch being aligned.
+func (a *Aligner) Current() Epoch { return a.current }
+
+// Done reports whether the final marker has been produced.
+func (a *Aligner) Done() bool { return a.done }
+
+// Ahead reports whether sender s has already ended the current epoch, so that
+// what it sends now belongs to a later epoch and must be held back.
+func (a *Aligner) Ahead(s int) bool {
+	return a.final[s] || a.next[s] > a.current
+}
+
+// Mark records sender s's marker m. The caller must not pass a marker of a
+// sender that is Ahead; hold it back with its records instead. If m completes
+// the current epoch, Mark returns the aligned marker and true: its watermark
+// is the minimum over the senders (never below the previous one), its cut
+// the earliest, and it is Final once every sender is final.
+func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
+	if a.Ahead(s) {
+		panic("progress: marker from a sender that is ahead of the current epoch")
+	}
+	if m.Epoch != a.current {
+		panic("progress: marker for an epoch other than the current one")
+	}
+	a.next[s] = m.Epoch + 1
+	a.cut[s] = m.Cut
+	if m.Watermark > a.wm[s] {
+		a.wm[s] = m.Watermark
+	}
+	if m.Final {
+		a.final[s] = true
+		a.wm[s] = MaxWatermark
+		a.live--
+	} else {
+		a.arrived++
+	}
+	if a.arrived < a.live {
+		return Marker{}, false
+	}
+	return a.complete(), true
+}
+
+func (a *Aligner) complete() Marker {
+	out := Marker{Epoch: a.current, Watermark: MaxWatermark, Final: a.live == 0}
+	for s := range a.wm {
+		if a.wm[s] < out.Watermark {
+			out.Watermark = a.wm[s]
+		}
+		if a.next[s] == a.current+1 && a.cut[s] != 0 && (out.Cut == 0 || a.cut[s] < out.Cut) {
+			out.Cut = a.cut[s]
+		}
+	}
+	if out.Watermark < a.lastWm {
+		out.Watermark = a.lastWm
+	}
+	a.lastWm = out.Watermark
+	a.current++
+	a.arrived = 0
+	a.done = out.Final
+	return out
+}

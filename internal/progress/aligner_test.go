@@ -1,0 +1,151 @@
+package progress
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestAlignerTwoSenders(t *testing.T) {
+	a := NewAligner(2)
+	if a.Ahead(0) || a.Ahead(1) {
+		t.Fatal("no sender may be ahead at the start")
+	}
+	if _, ok := a.Mark(0, Marker{Epoch: 0, Watermark: 10, Cut: 5}); ok {
+		t.Fatal("epoch 0 completed with one of two markers")
+	}
+	if !a.Ahead(0) {
+		t.Fatal("sender 0 ended epoch 0; Ahead(0) = false; want true")
+	}
+	out, ok := a.Mark(1, Marker{Epoch: 0, Watermark: 7, Cut: 3})
+	if !ok {
+		t.Fatal("epoch 0 not completed with both markers")
+	}
+	want := Marker{Epoch: 0, Watermark: 7, Cut: 3}
+	if out != want {
+		t.Errorf("aligned marker = %v; want %v", out, want)
+	}
+	if a.Ahead(0) || a.Current() != 1 {
+		t.Errorf("after epoch 0: Ahead(0)=%v Current=%d; want false, 1", a.Ahead(0), a.Current())
+	}
+}
+
+func TestAlignerFinalSenders(t *testing.T) {
+	a := NewAligner(2)
+	// Sender 0 ends after epoch 0; sender 1 goes on to epoch 2.
+	a.Mark(0, Marker{Epoch: 0, Watermark: 5, Final: true})
+	out, ok := a.Mark(1, Marker{Epoch: 0, Watermark: 3})
+	if !ok || out.Final || out.Watermark != 3 {
+		t.Fatalf("epoch 0: got %v %v; want not final, wm 3", out, ok)
+	}
+	if !a.Ahead(0) {
+		t.Error("a final sender must count as ahead")
+	}
+	out, ok = a.Mark(1, Marker{Epoch: 1, Watermark: 9})
+	if !ok || out.Epoch != 1 || out.Watermark != 9 {
+		t.Fatalf("epoch 1: got %v %v; want epoch 1 wm 9", out, ok)
+	}
+	out, ok = a.Mark(1, Marker{Epoch: 2, Watermark: 9, Final: true})
+	if !ok || !out.Final || out.Watermark != MaxWatermark || !a.Done() {
+		t.Fatalf("final: got %v %v done=%v; want final with max watermark", out, ok, a.Done())
+	}
+}
+
+// TestAlignerRandom drives n senders that each emit a random number of
+// epochs, delivering their messages in a random interleaving, and checks
+// against a plain model that every epoch completes once, in order, with the
+// minimum watermark, and that held-back messages are exactly those of senders
+// ahead.
+func TestAlignerRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 500; trial++ {
+		n := 1 + r.IntN(5)
+		type msg struct {
+			sender int
+			m      Marker
+		}
+		queues := make([][]msg, n)
+		last := make([]int, n)
+		wms := make([][]int64, n)
+		for s := 0; s < n; s++ {
+			epochs := 1 + r.IntN(6)
+			last[s] = epochs - 1
+			wm := int64(r.IntN(10))
+			for e := 0; e < epochs; e++ {
+				wm += int64(r.IntN(10))
+				wms[s] = append(wms[s], wm)
+				queues[s] = append(queues[s], msg{s, Marker{Epoch: Epoch(e), Watermark: wm, Final: e == epochs-1}})
+			}
+		}
+		a := NewAligner(n)
+		held := make([][]msg, n)
+		var got []Marker
+		var deliver func(x msg)
+		deliver = func(x msg) {
+			if a.Ahead(x.sender) {
+				held[x.sender] = append(held[x.sender], x)
+				return
+			}
+			out, ok := a.Mark(x.sender, x.m)
+			if !ok {
+				return
+			}
+			got = append(got, out)
+			pending := held
+			held = make([][]msg, n)
+			for _, q := range pending {
+				for _, y := range q {
+					deliver(y)
+				}
+			}
+		}
+		for {
+			var live []int
+			for s := range queues {
+				if len(queues[s]) > 0 {
+					live = append(live, s)
+				}
+			}
+			if len(live) == 0 {
+				break
+			}
+			s := live[r.IntN(len(live))]
+			x := queues[s][0]
+			queues[s] = queues[s][1:]
+			deliver(x)
+		}
+		maxLast := 0
+		for _, l := range last {
+			maxLast = max(maxLast, l)
+		}
+		if len(got) != maxLast+1 {
+			t.Fatalf("trial %d: %d epochs completed; want %d", trial, len(got), maxLast+1)
+		}
+		prev := NoWatermark
+		for e, m := range got {
+			if m.Epoch != Epoch(e) {
+				t.Fatalf("trial %d: completion %d is epoch %d", trial, e, m.Epoch)
+			}
+			if m.Watermark < prev {
+				t.Fatalf("trial %d: watermark went back from %d to %d", trial, prev, m.Watermark)
+			}
+			want := MaxWatermark
+			if e < maxLast {
+				for s := 0; s < n; s++ {
+					if e < last[s] {
+						want = min(want, wms[s][e])
+					}
+				}
+			}
+			if want < prev {
+				want = prev
+			}
+			if m.Watermark != want {
+				t.Fatalf("trial %d: epoch %d watermark %d; want %d", trial, e, m.Watermark, want)
+			}
+			prev = m.Watermark
+			if m.Final != (e == maxLast) {
+				t.Fatalf("trial %d: epoch %d final=%v", trial, e, m.Final)
+			}
+		}
+	}
+}

@@ -1,0 +1,24 @@
+// Package runtime runs a physical plan: it is the one package that starts
+// goroutines. It knows tasks, inboxes and epochs, not record types: batches
+// travel as opaque values, and the typed operators of the root package do
+// the work inside the callbacks.
+//
+// A source task is driven by a loop that polls its reader and cuts the
+// stream into epochs, by wall-clock interval (epoch e covers
+// [start+e*interval, start+(e+1)*interval) on every instance) or by record
+// count. An input task has an inbox, a bounded channel of messages that all
+// its senders share; the bound gives backpressure. Markers are aligned with
+// a progress.Aligner: records from a sender that has already ended the
+// current epoch are held back until the epoch completes, so an epoch's
+// callbacks see exactly that epoch's records.
+//
+// The first error, or a panic in an operator, stops every task; Run returns
+// it. Cancelling Run's context stops the sources and every task.
+//
+//	rt := runtime.New(runtime.Config{Interval: time.Second})
+//	in := rt.NewInbox("sink", 0, 64)
+//	out := in.Sender(0)
+//	rt.AddSource("src", 0, src, false) // src pushes batches to out.Send
+//	rt.AddTask("sink", 0, in, sink, true)
+//	err := rt.Run(ctx)
+package runtime

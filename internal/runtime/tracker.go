@@ -1,0 +1,77 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+
+	"github.com/weirstream/weir/internal/progress"
+)
+
+// tracker finds when an epoch has ended at every terminal task.
+type tracker struct {
+	mu      sync.Mutex
+	next    []progress.Epoch // per terminal: the next epoch it will complete
+	final   []bool
+	cut     map[progress.Epoch]int64
+	wm      map[progress.Epoch]progress.Watermark
+	done    progress.Epoch // epochs below this have been reported
+	onEpoch func(EpochStats)
+}
+
+func (t *tracker) add() int {
+	t.next = append(t.next, 0)
+	t.final = append(t.final, false)
+	return len(t.next) - 1
+}
+
+func (t *tracker) complete(i int, m progress.Marker) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cut == nil {
+		t.cut = map[progress.Epoch]int64{}
+		t.wm = map[progress.Epoch]progress.Watermark{}
+	}
+	t.next[i] = m.Epoch + 1
+	t.final[i] = m.Final
+	if c, ok := t.cut[m.Epoch]; !ok || (m.Cut != 0 && m.Cut < c) {
+		t.cut[m.Epoch] = m.Cut
+	}
+	if w, ok := t.wm[m.Epoch]; !ok || m.Watermark < w {
+		t.wm[m.Epoch] = m.Watermark
+	}
+	// The lowest epoch not yet completed everywhere.
+	low := progress.Epoch(1<<63 - 1)
+	allFinal := true
+	for j, n := range t.next {
+		if !t.final[j] {
+			allFinal = false
+			low = min(low, n)
+		}
+	}
+	now := time.Now().UnixNano()
+	for t.done < low {
+		e := t.done
+		if _, ok := t.cut[e]; !ok && !allFinal {
+			break
+		}
+		if _, ok := t.cut[e]; !ok {
+			break
+		}
+		st := EpochStats{Epoch: e, Watermark: t.wm[e], Latency: time.Duration(now - t.cut[e])}
+		st.Final = allFinal && e+1 >= maxNext(t.next)
+		delete(t.cut, e)
+		delete(t.wm, e)
+		t.done++
+		if t.onEpoch != nil {
+			t.onEpoch(st)
+		}
+	}
+}
+
+func maxNext(next []progress.Epoch) progress.Epoch {
+	var m progress.Epoch
+	for _, n := range next {
+		m = max(m, n)
+	}
+	return m
+}

@@ -1,0 +1,19 @@
+// Package window is the pure logic of event-time windows: which windows a
+// timestamp belongs to, the windows of one key (merging sessions), and when
+// a window fires and when its state is dropped. It has no clocks and no
+// goroutines; the window operator of the root package drives it with the
+// watermark of each completed epoch.
+//
+// Times are milliseconds. A window [Start, End) fires once the watermark
+// reaches End-1 (no record at or below the watermark is expected any more).
+// With allowed lateness L it is kept until the watermark reaches End-1+L;
+// a record for it that arrives in between updates it and makes it fire again
+// at the next epoch end. A record whose windows are all past End-1+L is late.
+//
+//	s := window.Spec{Kind: window.Tumbling, Size: 10_000}
+//	s.Assign(12_345, func(start, end int64) { /* [10000, 20000) */ })
+//
+// Invariants: a key's Set never holds two windows with the same bounds, nor
+// (for sessions) two overlapping windows; Fire emits each window at most
+// once per update and drops it only after End-1+L <= watermark.
+package window

@@ -1,0 +1,119 @@
+package window
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Kind is a kind of window.
+type Kind int
+
+const (
+	Tumbling Kind = iota
+	Sliding
+	Session
+	// Global is one window per key over all time; it fires at the end of
+	// the input.
+	Global
+)
+
+// Spec describes how records are grouped into windows.
+type Spec struct {
+	Kind     Kind
+	Size     int64 // Tumbling, Sliding
+	Slide    int64 // Sliding
+	Gap      int64 // Session
+	Lateness int64
+}
+
+// GlobalStart and GlobalEnd bound the global window.
+const (
+	GlobalStart int64 = math.MinInt64
+	GlobalEnd   int64 = math.MaxInt64
+)
+
+// Validate reports a spec that cannot work.
+func (s Spec) Validate() error {
+	switch s.Kind {
+	case Tumbling:
+		if s.Size <= 0 {
+			return fmt.Errorf("window: tumbling size %dms must be positive", s.Size)
+		}
+	case Sliding:
+		if s.Size <= 0 || s.Slide <= 0 {
+			return fmt.Errorf("window: sliding size %dms and slide %dms must be positive", s.Size, s.Slide)
+		}
+	case Session:
+		if s.Gap <= 0 {
+			return fmt.Errorf("window: session gap %dms must be positive", s.Gap)
+		}
+	case Global:
+	default:
+		return fmt.Errorf("window: unknown kind %d", s.Kind)
+	}
+	if s.Lateness < 0 {
+		return fmt.Errorf("window: allowed lateness %dms is negative", s.Lateness)
+	}
+	return nil
+}
+
+// NeedsTime reports whether the spec groups by event time.
+func (s Spec) NeedsTime() bool { return s.Kind != Global }
+
+func (s Spec) String() string {
+	d := func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
+	switch s.Kind {
+	case Tumbling:
+		return "tumbling " + d(s.Size)
+	case Sliding:
+		return "sliding " + d(s.Size) + " every " + d(s.Slide)
+	case Session:
+		return "session gap " + d(s.Gap)
+	}
+	return "global"
+}
+
+// floorDiv rounds toward minus infinity, so negative times work.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// Assign calls f with the bounds of every window a record at ts belongs to.
+// Sessions are not assigned here: see Set.AddSession.
+func (s Spec) Assign(ts int64, f func(start, end int64)) {
+	switch s.Kind {
+	case Tumbling:
+		start := floorDiv(ts, s.Size) * s.Size
+		f(start, start+s.Size)
+	case Sliding:
+		last := floorDiv(ts, s.Slide) * s.Slide
+		for start := last; start > ts-s.Size; start -= s.Slide {
+			f(start, start+s.Size)
+		}
+	case Global:
+		f(GlobalStart, GlobalEnd)
+	}
+}
+
+// Late reports whether a window ending at end accepts no more records at
+// watermark wm.
+func (s Spec) Late(end, wm int64) bool {
+	return cleanup(end, s.Lateness) <= wm
+}
+
+// fireTime is when a window is due: the watermark it needs.
+func fireTime(end int64) int64 { return end - 1 }
+
+// cleanup is when a window's state is dropped, saturating at MaxInt64.
+func cleanup(end, lateness int64) int64 {
+	t := end - 1
+	if t > math.MaxInt64-lateness {
+		return math.MaxInt64
+	}
+	return t + lateness
+}

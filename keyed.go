@@ -1,0 +1,130 @@
+package weir
+
+import (
+	"time"
+
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// KeyedStream is a stream partitioned by key: every record with the same
+// key goes to the same instance of the next keyed operator, through the key
+// group of the key's hash.
+type KeyedStream[K comparable, T any] struct {
+	s   Stream[T]
+	key func(T) K
+}
+
+// KeyBy partitions s by key.
+func KeyBy[T any, K comparable](s Stream[T], key func(T) K) KeyedStream[K, T] {
+	return KeyedStream[K, T]{s: s, key: key}
+}
+
+// Stream returns the records of the keyed stream, unkeyed.
+func (k KeyedStream[K, T]) Stream() Stream[T] { return k.s }
+
+func keyedInput[K comparable, T any](k KeyedStream[K, T]) input {
+	j := k.s.job
+	return input{
+		from: k.s.node, fromPort: k.s.port, keyed: true,
+		exchange: func(ex plan.Exchange, outlets []runtime.Outlet) any {
+			return newKeyEx[K, T](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize)
+		},
+	}
+}
+
+// WindowSpec says how a keyed stream is cut into windows: Tumbling,
+// Sliding, Session or Global.
+type WindowSpec struct{ spec window.Spec }
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+// Tumbling windows of a fixed size, aligned to the epoch of event time:
+// [n*size, (n+1)*size).
+func Tumbling(size time.Duration) WindowSpec {
+	return WindowSpec{window.Spec{Kind: window.Tumbling, Size: ms(size)}}
+}
+
+// Sliding windows of a fixed size that start every slide.
+func Sliding(size, slide time.Duration) WindowSpec {
+	return WindowSpec{window.Spec{Kind: window.Sliding, Size: ms(size), Slide: ms(slide)}}
+}
+
+// Session windows per key that close after gap without records.
+func Session(gap time.Duration) WindowSpec {
+	return WindowSpec{window.Spec{Kind: window.Session, Gap: ms(gap)}}
+}
+
+// Global is one window per key over the whole input; it fires when the
+// input ends. It needs no event time.
+func Global() WindowSpec { return WindowSpec{window.Spec{Kind: window.Global}} }
+
+// WindowOption configures a window.
+type WindowOption func(*windowConfig)
+
+type windowConfig struct {
+	lateness int64
+	opts     []Option
+}
+
+// AllowedLateness keeps a window's state for d after it fired; records that
+// arrive in that time update it and it fires again at the next epoch end.
+// Records later than that go to the late output (see WindowedStream.Late).
+func AllowedLateness(d time.Duration) WindowOption {
+	return func(c *windowConfig) { c.lateness = ms(d) }
+}
+
+// WindowOptions applies operator options (Name, Parallelism) to the window
+// operator.
+func WindowOptions(opts ...Option) WindowOption {
+	return func(c *windowConfig) { c.opts = append(c.opts, opts...) }
+}
+
+// WindowedStream is a keyed stream cut into windows, waiting for an
+// aggregation: Aggregate, Reduce or Count.
+type WindowedStream[K comparable, T any] struct {
+	k    KeyedStream[K, T]
+	spec window.Spec
+	cfg  windowConfig
+	late *lateHandle
+}
+
+type lateHandle struct {
+	node *node // set when the window operator is built
+	want bool
+	ws   any
+}
+
+// Window cuts a keyed stream into windows.
+func Window[K comparable, T any](k KeyedStream[K, T], w WindowSpec, opts ...WindowOption) WindowedStream[K, T] {
+	var c windowConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	spec := w.spec
+	spec.Lateness = c.lateness
+	return WindowedStream[K, T]{k: k, spec: spec, cfg: c, late: &lateHandle{}}
+}
+
+// WindowResult is the value of one window of one key.
+type WindowResult[K comparable, R any] struct {
+	Key K
+	// Start and End bound the window [Start, End) in event-time
+	// milliseconds. The global window has Start math.MinInt64 and End
+	// math.MaxInt64.
+	Start, End int64
+	Value      R
+}
+
+// Aggregator folds the records of a window into an accumulator of type A
+// and turns it into a result of type R. Add is required. Init makes a new
+// accumulator (the zero value if nil); Merge combines two accumulators and
+// is required for session windows; Result is the identity if nil (A must
+// then be R).
+type Aggregator[T, A, R any] struct {
+	Init   func() A
+	Add    func(acc A, v T) A
+	Merge  func(a, b A) A
+	Result func(acc A) R
+}

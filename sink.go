@@ -1,0 +1,31 @@
+package weir
+
+// Output is a connector that consumes the records of a stream (the Sink
+// function attaches one to a stream). Write receives batches of records
+// that it may read only during the call (copy what must be kept). By default
+// a sink runs as one instance, so Write is never called concurrently; with
+// the Parallelism option it runs as several instances that share the Sink
+// value, and then the Output must be safe for concurrent use.
+//
+// If an Output also implements EpochSink, EndEpoch is called after the last
+// record of each epoch has been written to the instance. Close is called
+// once per instance after the final epoch, or not at all if the job fails.
+type Output[T any] interface {
+	Write(batch []T) error
+	Close() error
+}
+
+// EpochSink is an Output that wants to know where epochs end, for example to
+// commit output per epoch.
+type EpochSink interface {
+	EndEpoch(epoch uint64) error
+}
+
+// SinkFunc adapts a function to an Output with a no-op Close.
+type SinkFunc[T any] func(batch []T) error
+
+// Write implements Output.
+func (f SinkFunc[T]) Write(batch []T) error { return f(batch) }
+
+// Close implements Output.
+func (f SinkFunc[T]) Close() error { return nil }

@@ -1,0 +1,273 @@
+package weir
+
+import (
+	"fmt"
+
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// Stream is a typed stream of records in a Job.
+type Stream[T any] struct {
+	job  *Job
+	node *node
+	port int
+	// timed reports whether records carry event times.
+	timed bool
+}
+
+// Job returns the job the stream belongs to.
+func (s Stream[T]) Job() *Job { return s.job }
+
+func (s Stream[T]) valid() bool { return s.job != nil && s.node != nil }
+
+// plainInput is an edge from s that needs no key: forward, gather or
+// rebalance, decided by the plan.
+func plainInput[T any](s Stream[T], batchSize int) input {
+	return input{
+		from: s.node, fromPort: s.port,
+		exchange: func(ex plan.Exchange, outlets []runtime.Outlet) any {
+			return newSendEx[T](outlets, batchSize, s.timed)
+		},
+	}
+}
+
+// singlePort is the ports table of a node with one output of type T.
+func singlePort[T any]() []func([]any) any {
+	return []func([]any) any{func(outs []any) any { return combine[T](outs) }}
+}
+
+// Source adds a source to the job.
+func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] {
+	c := opOptions(opts)
+	if c.name != "" {
+		name = c.name
+	}
+	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, ports: singlePort[T]()})
+	n.newSource = func(inst, par int, outs []any) (runtime.SourceTask, error) {
+		r, err := src.Open(SourceContext{Instance: inst, Parallelism: par})
+		if err != nil {
+			return nil, err
+		}
+		return &sourceTask[T]{r: r, out: outs[0].(pusher[T])}, nil
+	}
+	return Stream[T]{job: j, node: n}
+}
+
+type sourceTask[T any] struct {
+	r   Reader[T]
+	out pusher[T]
+	b   batch[T]
+}
+
+func (s *sourceTask[T]) Poll() (int, error) {
+	v, err := s.r.Read()
+	if len(v) > 0 {
+		s.b.v = v
+		if perr := s.out.push(&s.b); perr != nil {
+			return len(v), perr
+		}
+	}
+	if err != nil {
+		return len(v), err
+	}
+	return len(v), nil
+}
+
+func (s *sourceTask[T]) Mark(m progress.Marker) error {
+	if err := s.out.mark(m); err != nil {
+		return err
+	}
+	if m.Final {
+		return s.r.Close()
+	}
+	return nil
+}
+
+// stateless adds a fused-capable one-input operator.
+func stateless[T, U any](s Stream[T], op string, opts []Option, mk func(out pusher[U]) pusher[T]) Stream[U] {
+	j := s.job
+	c := opOptions(opts)
+	n := j.add(&node{name: c.name, op: op, kind: plan.Stateless, par: c.parallelism, ports: singlePort[U]()})
+	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
+	n.newOp = func(inst int, outs []any) (any, error) {
+		return mk(outs[0].(pusher[U])), nil
+	}
+	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
+		return &passTask[T]{out: mk(outs[0].(pusher[U]))}, nil
+	}
+	return Stream[U]{job: j, node: n, timed: s.timed}
+}
+
+// passTask feeds batches from an inbox into a chain.
+type passTask[T any] struct{ out pusher[T] }
+
+func (p *passTask[T]) Batch(port int, b any) error {
+	bt := b.(*batch[T])
+	err := p.out.push(bt)
+	bt.release()
+	return err
+}
+
+func (p *passTask[T]) Mark(m progress.Marker) error { return p.out.mark(m) }
+
+// Map applies f to every record.
+func Map[T, U any](s Stream[T], f func(T) U, opts ...Option) Stream[U] {
+	return stateless(s, "map", opts, func(out pusher[U]) pusher[T] { return &mapOp[T, U]{f: f, out: out} })
+}
+
+type mapOp[T, U any] struct {
+	f   func(T) U
+	out pusher[U]
+	b   batch[U]
+}
+
+func (o *mapOp[T, U]) push(b *batch[T]) error {
+	if cap(o.b.v) < len(b.v) {
+		o.b.v = make([]U, len(b.v))
+	}
+	out := o.b.v[:len(b.v)]
+	for i, v := range b.v {
+		out[i] = o.f(v)
+	}
+	o.b.v = out
+	o.b.ts = b.ts
+	return o.out.push(&o.b)
+}
+
+func (o *mapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
+
+// Filter keeps the records for which keep returns true.
+func Filter[T any](s Stream[T], keep func(T) bool, opts ...Option) Stream[T] {
+	return stateless(s, "filter", opts, func(out pusher[T]) pusher[T] { return &filterOp[T]{f: keep, out: out} })
+}
+
+type filterOp[T any] struct {
+	f   func(T) bool
+	out pusher[T]
+	b   batch[T]
+}
+
+func (o *filterOp[T]) push(b *batch[T]) error {
+	v := o.b.v[:0]
+	if b.ts == nil {
+		for _, x := range b.v {
+			if o.f(x) {
+				v = append(v, x)
+			}
+		}
+		o.b.v, o.b.ts = v, nil
+	} else {
+		ts := o.b.ts[:0]
+		for i, x := range b.v {
+			if o.f(x) {
+				v = append(v, x)
+				ts = append(ts, b.ts[i])
+			}
+		}
+		o.b.v, o.b.ts = v, ts
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	err := o.out.push(&o.b)
+	clear(o.b.v) // do not pin records between batches
+	return err
+}
+
+func (o *filterOp[T]) mark(m progress.Marker) error { return o.out.mark(m) }
+
+// FlatMap calls f for every record; f appends any number of outputs to out
+// and returns it (the append style lets f avoid allocation).
+func FlatMap[T, U any](s Stream[T], f func(v T, out []U) []U, opts ...Option) Stream[U] {
+	return stateless(s, "flatmap", opts, func(out pusher[U]) pusher[T] { return &flatMapOp[T, U]{f: f, out: out} })
+}
+
+type flatMapOp[T, U any] struct {
+	f   func(T, []U) []U
+	out pusher[U]
+	b   batch[U]
+}
+
+func (o *flatMapOp[T, U]) push(b *batch[T]) error {
+	v := o.b.v[:0]
+	ts := o.b.ts[:0]
+	for i, x := range b.v {
+		n := len(v)
+		v = o.f(x, v)
+		if b.ts != nil {
+			for range len(v) - n {
+				ts = append(ts, b.ts[i])
+			}
+		}
+	}
+	o.b.v = v
+	o.b.ts = nil
+	if b.ts != nil {
+		o.b.ts = ts
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	err := o.out.push(&o.b)
+	clear(o.b.v)
+	return err
+}
+
+func (o *flatMapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
+
+// Union merges streams of the same type. Watermarks are the minimum over the
+// inputs.
+func Union[T any](s Stream[T], more ...Stream[T]) Stream[T] {
+	j := s.job
+	n := j.add(&node{op: "union", kind: plan.Stateful, ports: singlePort[T]()})
+	timed := s.timed
+	for _, m := range append([]Stream[T]{s}, more...) {
+		if m.job != j {
+			j.fail(fmt.Errorf("weir: union of streams from different jobs"))
+			continue
+		}
+		n.inputs = append(n.inputs, plainInput(m, j.cfg.batchSize))
+		timed = timed && m.timed
+	}
+	if !timed && s.timed {
+		// Mixed inputs: records without event time get none downstream.
+		j.fail(fmt.Errorf("weir: union of streams with and without event time"))
+	}
+	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
+		return &passTask[T]{out: outs[0].(pusher[T])}, nil
+	}
+	return Stream[T]{job: j, node: n, timed: timed}
+}
+
+// Sink sends the stream to sink. By default the sink runs as one instance;
+// see Output's documentation for Parallelism.
+func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
+	j := s.job
+	c := opOptions(opts)
+	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
+	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
+	n.newOp = func(inst int, outs []any) (any, error) {
+		return &sinkOp[T]{sink: sink}, nil
+	}
+	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
+		return &passTask[T]{out: &sinkOp[T]{sink: sink}}, nil
+	}
+}
+
+type sinkOp[T any] struct{ sink Output[T] }
+
+func (o *sinkOp[T]) push(b *batch[T]) error { return o.sink.Write(b.v) }
+
+func (o *sinkOp[T]) mark(m progress.Marker) error {
+	if es, ok := o.sink.(EpochSink); ok {
+		if err := es.EndEpoch(uint64(m.Epoch)); err != nil {
+			return err
+		}
+	}
+	if m.Final {
+		return o.sink.Close()
+	}
+	return nil
+}

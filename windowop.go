@@ -1,0 +1,245 @@
+package weir
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/state"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// Aggregate folds each window of each key with agg. Records later than the
+// allowed lateness go to ws.Late().
+func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregator[T, A, R]) Stream[WindowResult[K, R]] {
+	j := ws.k.s.job
+	c := opOptions(ws.cfg.opts)
+	n := j.add(&node{name: c.name, op: "window(" + ws.spec.String() + ")", kind: plan.Stateful, par: c.parallelism})
+	n.ports = []func([]any) any{
+		func(outs []any) any { return combine[WindowResult[K, R]](outs) },
+		func(outs []any) any { return combine[T](outs) },
+	}
+	n.inputs = []input{keyedInput(ws.k)}
+	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
+	if err := ws.spec.Validate(); err != nil {
+		j.fail(fmt.Errorf("weir: %s: %w", n.name, err))
+		return result
+	}
+	if ws.spec.NeedsTime() && !ws.k.s.timed {
+		j.fail(fmt.Errorf("weir: %s: %s windows need event time; assign it with EventTime", n.name, ws.spec))
+		return result
+	}
+	if agg.Add == nil {
+		j.fail(fmt.Errorf("weir: %s: aggregator has no Add", n.name))
+		return result
+	}
+	if ws.spec.Kind == window.Session && agg.Merge == nil {
+		j.fail(fmt.Errorf("weir: %s: session windows need an aggregator with Merge", n.name))
+		return result
+	}
+	if agg.Result == nil {
+		if _, ok := any((*A)(nil)).(*R); !ok {
+			j.fail(fmt.Errorf("weir: %s: aggregator has no Result and %T is not %T", n.name, *new(A), *new(R)))
+			return result
+		}
+		agg.Result = func(a A) R { return any(a).(R) }
+	}
+	if ws.late.node != nil {
+		j.fail(errors.New("weir: a windowed stream can be aggregated only once"))
+		return result
+	}
+	ws.late.node = n
+	late := &atomic.Int64{}
+	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
+	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
+		return &windowTask[K, T, A, R]{
+			spec: ws.spec, agg: agg, size: j.cfg.batchSize,
+			out: outs[0].(pusher[WindowResult[K, R]]), late: outs[1].(pusher[T]),
+			table: state.NewTable[K, window.Set[A]](0), next: math.MaxInt64,
+			wm: progress.NoWatermark, lateCount: late,
+		}, nil
+	}
+	return result
+}
+
+// Late returns the records that arrived after their windows' allowed
+// lateness, once the windowed stream has been aggregated. They are also
+// counted in the job's Metrics.
+func (ws WindowedStream[K, T]) Late() Stream[T] {
+	if ws.late.node == nil {
+		j := ws.k.s.job
+		j.fail(errors.New("weir: Late called before the windowed stream was aggregated"))
+		return Stream[T]{job: j}
+	}
+	return Stream[T]{job: ws.k.s.job, node: ws.late.node, port: 1, timed: ws.k.s.timed}
+}
+
+// Reduce combines the records of each window of each key with f.
+func Reduce[K comparable, T any](ws WindowedStream[K, T], f func(a, b T) T) Stream[WindowResult[K, T]] {
+	type acc struct {
+		v  T
+		ok bool
+	}
+	return Aggregate(ws, Aggregator[T, acc, T]{
+		Add: func(a acc, v T) acc {
+			if !a.ok {
+				return acc{v, true}
+			}
+			return acc{f(a.v, v), true}
+		},
+		Merge: func(a, b acc) acc {
+			switch {
+			case !a.ok:
+				return b
+			case !b.ok:
+				return a
+			}
+			return acc{f(a.v, b.v), true}
+		},
+		Result: func(a acc) T { return a.v },
+	})
+}
+
+// Count counts the records of each window of each key.
+func Count[K comparable, T any](ws WindowedStream[K, T]) Stream[WindowResult[K, int64]] {
+	return Aggregate(ws, Aggregator[T, int64, int64]{
+		Add:    func(a int64, _ T) int64 { return a + 1 },
+		Merge:  func(a, b int64) int64 { return a + b },
+		Result: func(a int64) int64 { return a },
+	})
+}
+
+type windowTask[K comparable, T, A, R any] struct {
+	spec      window.Spec
+	agg       Aggregator[T, A, R]
+	size      int
+	out       pusher[WindowResult[K, R]]
+	late      pusher[T]
+	table     *state.Table[K, window.Set[A]]
+	next      int64 // the watermark at which some window needs attention
+	wm        int64
+	lateCount *atomic.Int64
+	outB      batch[WindowResult[K, R]]
+	lateB     batch[T]
+}
+
+func (w *windowTask[K, T, A, R]) Batch(port int, b any) error {
+	kb := b.(*kbatch[K, T])
+	for i := range kb.recs {
+		w.add(&kb.recs[i])
+	}
+	kb.release()
+	if len(w.lateB.v) > 0 {
+		err := w.late.push(&w.lateB)
+		w.lateB.v, w.lateB.ts = w.lateB.v[:0], w.lateB.ts[:0]
+		return err
+	}
+	return nil
+}
+
+func (w *windowTask[K, T, A, R]) add(r *krec[K, T]) {
+	spec := &w.spec
+	if spec.Kind == window.Session {
+		set := w.table.Upsert(r.h, r.k)
+		win := set.AddSession(r.ts, spec.Gap, spec.Lateness, w.wm, w.agg.Init, w.agg.Merge)
+		if win == nil {
+			if len(set.W) == 0 {
+				w.table.Delete(r.h, r.k)
+			}
+			w.toLate(r)
+			return
+		}
+		win.Acc = w.agg.Add(win.Acc, r.v)
+		w.next = min(w.next, window.Due(win, spec.Lateness))
+		return
+	}
+	if spec.Kind == window.Tumbling {
+		// The common case, without the closure of Assign.
+		start := r.ts - r.ts%spec.Size
+		if r.ts < 0 && r.ts%spec.Size != 0 {
+			start -= spec.Size
+		}
+		if spec.Late(start+spec.Size, w.wm) {
+			w.toLate(r)
+			return
+		}
+		w.addTo(r, start, start+spec.Size)
+		return
+	}
+	// Sliding and global: a record is late only if all its windows are.
+	late := true
+	spec.Assign(r.ts, func(start, end int64) {
+		if !spec.Late(end, w.wm) {
+			late = false
+			w.addTo(r, start, end)
+		}
+	})
+	if late {
+		w.toLate(r)
+	}
+}
+
+// addTo adds r to the window [start, end).
+func (w *windowTask[K, T, A, R]) addTo(r *krec[K, T], start, end int64) {
+	set := w.table.Upsert(r.h, r.k)
+	win := set.Get(start, end, w.agg.Init)
+	win.Acc = w.agg.Add(win.Acc, r.v)
+	win.Touch()
+	w.next = min(w.next, window.Due(win, w.spec.Lateness))
+}
+
+func (w *windowTask[K, T, A, R]) toLate(r *krec[K, T]) {
+	w.lateCount.Add(1)
+	w.lateB.v = append(w.lateB.v, r.v)
+	w.lateB.ts = append(w.lateB.ts, r.ts)
+}
+
+func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
+	if m.Watermark > w.wm {
+		w.wm = m.Watermark
+	}
+	if w.wm >= w.next {
+		if err := w.fire(); err != nil {
+			return err
+		}
+	}
+	if err := w.out.mark(m); err != nil {
+		return err
+	}
+	return w.late.mark(m)
+}
+
+func (w *windowTask[K, T, A, R]) fire() error {
+	next := int64(math.MaxInt64)
+	var err error
+	w.table.DeleteFunc(func(k K, set *window.Set[A]) bool {
+		n := set.Fire(w.wm, w.spec.Lateness, func(win *window.Win[A]) {
+			w.outB.v = append(w.outB.v, WindowResult[K, R]{Key: k, Start: win.Start, End: win.End, Value: w.agg.Result(win.Acc)})
+			w.outB.ts = append(w.outB.ts, win.End-1)
+			if len(w.outB.v) >= w.size && err == nil {
+				err = w.flush()
+			}
+		})
+		next = min(next, n)
+		return len(set.W) == 0
+	})
+	w.next = next
+	if err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+func (w *windowTask[K, T, A, R]) flush() error {
+	if len(w.outB.v) == 0 {
+		return nil
+	}
+	err := w.out.push(&w.outB)
+	clear(w.outB.v)
+	w.outB.v, w.outB.ts = w.outB.v[:0], w.outB.ts[:0]
+	return err
+}
