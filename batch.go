@@ -7,13 +7,45 @@ import (
 )
 
 // batch is the unit that crosses every boundary inside a job: records with
-// their event times (ts is nil on a stream without event time). A batch
-// pushed into a fused operator is borrowed for the call; a batch sent
-// through an inbox is owned by the receiver, which releases it to its pool.
+// their event times (ts is nil on a stream without event time, else
+// parallel to v). If sel is not nil, only the records at the positions it
+// lists, in that order, are in the batch: a filter selects records without
+// copying them. A batch pushed into a fused operator is borrowed for the
+// call; a batch sent through an inbox is dense (sel is nil) and owned by the
+// receiver, which releases it to its pool.
 type batch[T any] struct {
 	v    []T
 	ts   []int64
+	sel  []int32
 	pool *sync.Pool
+}
+
+// len is the number of records in the batch.
+func (b *batch[T]) len() int {
+	if b.sel != nil {
+		return len(b.sel)
+	}
+	return len(b.v)
+}
+
+// dense returns the records (and times) of b as contiguous slices, copying
+// selected records into the scratch batch d if b has a selection.
+func (b *batch[T]) dense(d *batch[T]) ([]T, []int64) {
+	if b.sel == nil {
+		return b.v, b.ts
+	}
+	d.v = d.v[:0]
+	for _, i := range b.sel {
+		d.v = append(d.v, b.v[i])
+	}
+	if b.ts == nil {
+		return d.v, nil
+	}
+	d.ts = d.ts[:0]
+	for _, i := range b.sel {
+		d.ts = append(d.ts, b.ts[i])
+	}
+	return d.v, d.ts
 }
 
 func (b *batch[T]) release() {

@@ -39,15 +39,21 @@ func (o *eventTimeOp[T]) push(b *batch[T]) error {
 	}
 	ts := o.b.ts[:len(b.v)]
 	mx := o.max
-	for i, v := range b.v {
-		t := o.f(v)
-		ts[i] = t
-		if t > mx {
-			mx = t
+	if b.sel == nil {
+		for i := range b.v {
+			t := o.f(b.v[i])
+			ts[i] = t
+			mx = max(mx, t)
+		}
+	} else {
+		for _, i := range b.sel {
+			t := o.f(b.v[i])
+			ts[i] = t
+			mx = max(mx, t)
 		}
 	}
 	o.max = mx
-	o.b.v, o.b.ts = b.v, ts
+	o.b.v, o.b.ts, o.b.sel = b.v, ts, b.sel
 	return o.out.push(&o.b)
 }
 

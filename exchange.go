@@ -34,6 +34,20 @@ func newSendEx[T any](outlets []runtime.Outlet, size int, timed bool) *sendEx[T]
 }
 
 func (e *sendEx[T]) push(b *batch[T]) error {
+	if b.sel != nil {
+		for _, i := range b.sel {
+			e.cur.v = append(e.cur.v, b.v[i])
+			if e.timed {
+				e.cur.ts = append(e.cur.ts, b.ts[i])
+			}
+			if len(e.cur.v) >= e.size {
+				if err := e.flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	v, ts := b.v, b.ts
 	for len(v) > 0 {
 		room := e.size - len(e.cur.v)
@@ -111,21 +125,35 @@ func newKeyEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.
 }
 
 func (e *keyEx[K, T]) push(b *batch[T]) error {
-	for i, v := range b.v {
-		k := e.key(v)
-		h := e.hash(k)
-		t := e.owner[partition.KeyGroupOf(h, e.groups)]
-		var ts int64
-		if b.ts != nil {
-			ts = b.ts[i]
-		}
-		c := e.cur[t]
-		c.recs = append(c.recs, krec[K, T]{h: h, ts: ts, k: k, v: v})
-		if len(c.recs) >= e.size {
-			if err := e.flush(int(t)); err != nil {
+	if b.sel != nil {
+		for _, i := range b.sel {
+			if err := e.one(b, int(i)); err != nil {
 				return err
 			}
 		}
+		return nil
+	}
+	for i := range b.v {
+		if err := e.one(b, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *keyEx[K, T]) one(b *batch[T], i int) error {
+	v := b.v[i]
+	k := e.key(v)
+	h := e.hash(k)
+	t := e.owner[partition.KeyGroupOf(h, e.groups)]
+	var ts int64
+	if b.ts != nil {
+		ts = b.ts[i]
+	}
+	c := e.cur[t]
+	c.recs = append(c.recs, krec[K, T]{h: h, ts: ts, k: k, v: v})
+	if len(c.recs) >= e.size {
+		return e.flush(int(t))
 	}
 	return nil
 }

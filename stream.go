@@ -64,7 +64,7 @@ type sourceTask[T any] struct {
 func (s *sourceTask[T]) Poll() (int, error) {
 	v, err := s.r.Read()
 	if len(v) > 0 {
-		s.b.v = v
+		s.b.v, s.b.sel = v, nil
 		if perr := s.out.push(&s.b); perr != nil {
 			return len(v), perr
 		}
@@ -121,22 +121,128 @@ type mapOp[T, U any] struct {
 	f   func(T) U
 	out pusher[U]
 	b   batch[U]
+	ts  []int64
 }
 
 func (o *mapOp[T, U]) push(b *batch[T]) error {
-	if cap(o.b.v) < len(b.v) {
-		o.b.v = make([]U, len(b.v))
+	n := b.len()
+	if cap(o.b.v) < n {
+		o.b.v = make([]U, n)
 	}
-	out := o.b.v[:len(b.v)]
-	for i, v := range b.v {
-		out[i] = o.f(v)
-	}
+	out := o.b.v[:n]
 	o.b.v = out
-	o.b.ts = b.ts
+	if b.sel == nil {
+		for i, v := range b.v {
+			out[i] = o.f(v)
+		}
+		o.b.ts = b.ts
+		return o.out.push(&o.b)
+	}
+	for j, i := range b.sel {
+		out[j] = o.f(b.v[i])
+	}
+	o.b.ts = nil
+	if b.ts != nil {
+		if cap(o.ts) < n {
+			o.ts = make([]int64, n)
+		}
+		o.b.ts = o.ts[:n]
+		for j, i := range b.sel {
+			o.b.ts[j] = b.ts[i]
+		}
+	}
 	return o.out.push(&o.b)
 }
 
 func (o *mapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
+
+// MapRef is Map with a function that reads the record through a pointer,
+// which saves copying large records (structs of many fields) on every call.
+// f must not keep the pointer or modify the record.
+func MapRef[T, U any](s Stream[T], f func(*T) U, opts ...Option) Stream[U] {
+	return stateless(s, "map", opts, func(out pusher[U]) pusher[T] { return &mapRefOp[T, U]{f: f, out: out} })
+}
+
+type mapRefOp[T, U any] struct {
+	f   func(*T) U
+	out pusher[U]
+	b   batch[U]
+	ts  []int64
+}
+
+func (o *mapRefOp[T, U]) push(b *batch[T]) error {
+	n := b.len()
+	if cap(o.b.v) < n {
+		o.b.v = make([]U, n)
+	}
+	out := o.b.v[:n]
+	o.b.v = out
+	if b.sel == nil {
+		for i := range b.v {
+			out[i] = o.f(&b.v[i])
+		}
+		o.b.ts = b.ts
+		return o.out.push(&o.b)
+	}
+	for j, i := range b.sel {
+		out[j] = o.f(&b.v[i])
+	}
+	o.b.ts = nil
+	if b.ts != nil {
+		if cap(o.ts) < n {
+			o.ts = make([]int64, n)
+		}
+		o.b.ts = o.ts[:n]
+		for j, i := range b.sel {
+			o.b.ts[j] = b.ts[i]
+		}
+	}
+	return o.out.push(&o.b)
+}
+
+func (o *mapRefOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
+
+// FilterRef is Filter with a predicate that reads the record through a
+// pointer, which saves copying large records on every call. keep must not
+// keep the pointer or modify the record.
+func FilterRef[T any](s Stream[T], keep func(*T) bool, opts ...Option) Stream[T] {
+	return stateless(s, "filter", opts, func(out pusher[T]) pusher[T] { return &filterRefOp[T]{f: keep, out: out} })
+}
+
+type filterRefOp[T any] struct {
+	f   func(*T) bool
+	out pusher[T]
+	b   batch[T]
+	sel []int32
+}
+
+func (o *filterRefOp[T]) push(b *batch[T]) error {
+	sel := o.sel[:0]
+	if b.sel == nil {
+		for i := range b.v {
+			if o.f(&b.v[i]) {
+				sel = append(sel, int32(i))
+			}
+		}
+	} else {
+		for _, i := range b.sel {
+			if o.f(&b.v[i]) {
+				sel = append(sel, i)
+			}
+		}
+	}
+	o.sel = sel
+	if len(sel) == 0 {
+		return nil
+	}
+	o.b = batch[T]{v: b.v, ts: b.ts, sel: sel}
+	if len(sel) == len(b.v) {
+		o.b.sel = nil
+	}
+	return o.out.push(&o.b)
+}
+
+func (o *filterRefOp[T]) mark(m progress.Marker) error { return o.out.mark(m) }
 
 // Filter keeps the records for which keep returns true.
 func Filter[T any](s Stream[T], keep func(T) bool, opts ...Option) Stream[T] {
@@ -147,33 +253,33 @@ type filterOp[T any] struct {
 	f   func(T) bool
 	out pusher[T]
 	b   batch[T]
+	sel []int32
 }
 
 func (o *filterOp[T]) push(b *batch[T]) error {
-	v := o.b.v[:0]
-	if b.ts == nil {
-		for _, x := range b.v {
-			if o.f(x) {
-				v = append(v, x)
+	sel := o.sel[:0]
+	if b.sel == nil {
+		for i := range b.v {
+			if o.f(b.v[i]) {
+				sel = append(sel, int32(i))
 			}
 		}
-		o.b.v, o.b.ts = v, nil
 	} else {
-		ts := o.b.ts[:0]
-		for i, x := range b.v {
-			if o.f(x) {
-				v = append(v, x)
-				ts = append(ts, b.ts[i])
+		for _, i := range b.sel {
+			if o.f(b.v[i]) {
+				sel = append(sel, i)
 			}
 		}
-		o.b.v, o.b.ts = v, ts
 	}
-	if len(v) == 0 {
+	o.sel = sel
+	if len(sel) == 0 {
 		return nil
 	}
-	err := o.out.push(&o.b)
-	clear(o.b.v) // do not pin records between batches
-	return err
+	o.b = batch[T]{v: b.v, ts: b.ts, sel: sel}
+	if len(sel) == len(b.v) {
+		o.b.sel = nil
+	}
+	return o.out.push(&o.b)
 }
 
 func (o *filterOp[T]) mark(m progress.Marker) error { return o.out.mark(m) }
@@ -193,11 +299,16 @@ type flatMapOp[T, U any] struct {
 func (o *flatMapOp[T, U]) push(b *batch[T]) error {
 	v := o.b.v[:0]
 	ts := o.b.ts[:0]
-	for i, x := range b.v {
-		n := len(v)
-		v = o.f(x, v)
+	n := b.len()
+	for j := 0; j < n; j++ {
+		i := j
+		if b.sel != nil {
+			i = int(b.sel[j])
+		}
+		before := len(v)
+		v = o.f(b.v[i], v)
 		if b.ts != nil {
-			for range len(v) - n {
+			for range len(v) - before {
 				ts = append(ts, b.ts[i])
 			}
 		}
@@ -256,9 +367,19 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	}
 }
 
-type sinkOp[T any] struct{ sink Output[T] }
+type sinkOp[T any] struct {
+	sink Output[T]
+	d    batch[T]
+}
 
-func (o *sinkOp[T]) push(b *batch[T]) error { return o.sink.Write(b.v) }
+func (o *sinkOp[T]) push(b *batch[T]) error {
+	v, _ := b.dense(&o.d)
+	err := o.sink.Write(v)
+	if b.sel != nil {
+		clear(o.d.v)
+	}
+	return err
+}
 
 func (o *sinkOp[T]) mark(m progress.Marker) error {
 	if es, ok := o.sink.(EpochSink); ok {

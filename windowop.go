@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync/atomic"
 
 	"github.com/weirstream/weir/internal/plan"
@@ -59,7 +60,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		return &windowTask[K, T, A, R]{
 			spec: ws.spec, agg: agg, size: j.cfg.batchSize,
 			out: outs[0].(pusher[WindowResult[K, R]]), late: outs[1].(pusher[T]),
-			table: state.NewTable[K, window.Set[A]](0), next: math.MaxInt64,
+			table: newKeyedTable[K, window.Set[A]](), next: math.MaxInt64,
 			wm: progress.NoWatermark, lateCount: late,
 		}, nil
 	}
@@ -242,4 +243,20 @@ func (w *windowTask[K, T, A, R]) flush() error {
 	clear(w.outB.v)
 	w.outB.v, w.outB.ts = w.outB.v[:0], w.outB.ts[:0]
 	return err
+}
+
+// newKeyedTable makes the state table of a keyed operator. String keys are
+// cloned when first stored: records often hold substrings of large input
+// buffers, which long-lived state must not pin.
+type keyedTable[K comparable, V any] = state.Table[K, V]
+
+func newKeyedTable[K comparable, V any]() *state.Table[K, V] {
+	t := state.NewTable[K, V](0)
+	if _, ok := any(*new(K)).(string); ok {
+		t.CloneKeys(func(k K) K {
+			s := strings.Clone(any(k).(string))
+			return any(s).(K)
+		})
+	}
+	return t
 }

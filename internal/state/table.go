@@ -6,7 +6,13 @@ type Table[K comparable, V any] struct {
 	slots []slot[K, V]
 	mask  uint64
 	n     int
+	clone func(K) K
 }
+
+// CloneKeys makes the table store clone(k) instead of k when it inserts a
+// key, so that a key which shares memory with a large buffer (a substring
+// of an input chunk, say) does not keep that buffer alive.
+func (t *Table[K, V]) CloneKeys(clone func(K) K) { t.clone = clone }
 
 type slot[K comparable, V any] struct {
 	hash uint64 // 0 marks an empty slot; real hashes of 0 are stored as 1
@@ -63,6 +69,9 @@ func (t *Table[K, V]) Upsert(h uint64, k K) *V {
 			}
 			s.hash = h
 			s.key = k
+			if t.clone != nil {
+				s.key = t.clone(k)
+			}
 			t.n++
 			return &s.val
 		}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/file"
+	"github.com/weirstream/weir/connector/gen"
+	"github.com/weirstream/weir/internal/wordcount"
+	"github.com/weirstream/weir/internal/ysb"
+)
+
+func explainCmd() *cobra.Command {
+	var jf jobFlags
+	cmd := &cobra.Command{
+		Use:       "explain JOB",
+		Short:     "Print the physical plan of a built-in job (ysb, wordcount)",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"ysb", "wordcount"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			job := weir.NewJob(args[0], jf.options()...)
+			switch args[0] {
+			case "ysb":
+				g := gen.YSB{Events: 1}
+				weir.Sink(ysb.Query(weir.Source(job, "events", g), ysb.FromAds(g.Ads()), 5*time.Second), &ysb.Collector{}, weir.Name("collect"))
+			case "wordcount":
+				lines := weir.Source(job, "lines", file.Lines([]string{"input.txt"}, file.Options{}))
+				weir.Sink(wordcount.Query(lines), &collector[wordcount.Result]{}, weir.Name("collect"))
+			default:
+				return fmt.Errorf("unknown job %q; want ysb or wordcount", args[0])
+			}
+			plan, err := job.Explain()
+			if err != nil {
+				return err
+			}
+			fmt.Print(plan)
+			return nil
+		},
+	}
+	jf.register(cmd.Flags())
+	return cmd
+}

@@ -1,0 +1,54 @@
+// Command weir runs Weir's built-in jobs and benchmarks.
+//
+//	weir run ysb                       # YSB on the built-in generator
+//	weir run ysb --events F --campaigns M --out O
+//	weir run wordcount --input F... --out O
+//	weir bench ysb --events N --workers W
+//	weir explain ysb
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "weir:", err)
+		os.Exit(1)
+	}
+}
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "weir",
+		Short:         "Weir is a stream processing engine",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	run := &cobra.Command{Use: "run JOB", Short: "Run a built-in job"}
+	run.AddCommand(runYSBCmd(), runWordcountCmd())
+	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
+	bench.AddCommand(benchYSBCmd())
+	root.AddCommand(run, bench, explainCmd())
+	for _, c := range []*cobra.Command{run, bench} {
+		c.Args = cobra.NoArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			return fmt.Errorf("%s needs a job: %s", cmd.Name(), subNames(cmd))
+		}
+	}
+	return root
+}
+
+func subNames(c *cobra.Command) string {
+	s := ""
+	for i, sc := range c.Commands() {
+		if i > 0 {
+			s += ", "
+		}
+		s += sc.Name()
+	}
+	return s
+}

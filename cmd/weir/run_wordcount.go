@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/file"
+	"github.com/weirstream/weir/internal/wordcount"
+)
+
+func runWordcountCmd() *cobra.Command {
+	var (
+		jf     jobFlags
+		inputs []string
+		out    string
+	)
+	cmd := &cobra.Command{
+		Use:   "wordcount",
+		Short: "Count the words (strings.Fields) of text files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			if len(inputs) == 0 {
+				return fmt.Errorf("--input is required")
+			}
+			if out == "" {
+				return fmt.Errorf("--out is required")
+			}
+			if err := checkFiles(inputs); err != nil {
+				return err
+			}
+			return runWordcount(ctx, jf, inputs, out)
+		},
+	}
+	jf.register(cmd.Flags())
+	cmd.Flags().StringSliceVar(&inputs, "input", nil, "text `FILE`s to count (repeat or comma-separate)")
+	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE` (word,count)")
+	return cmd
+}
+
+func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string) error {
+	job := weir.NewJob("wordcount", jf.options()...)
+	col := &collector[wordcount.Result]{}
+	lines := weir.Source(job, "lines", file.Lines(inputs, file.Options{}))
+	weir.Sink(wordcount.Query(lines), col, weir.Name("collect"))
+	start := time.Now()
+	if err := job.Run(ctx); err != nil {
+		return err
+	}
+	res := col.out
+	wordcount.Sort(res)
+	f, err := createOut(out)
+	if err != nil {
+		return err
+	}
+	if err := writeWordCounts(f, res); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wordcount: %d lines, %d distinct words in %.2fs, written to %s\n",
+		job.Metrics().Records, len(res), time.Since(start).Seconds(), out)
+	return nil
+}
+
+func writeWordCounts(f *os.File, rs []wordcount.Result) error {
+	buf := []byte("word,count\n")
+	for _, r := range rs {
+		buf = appendCSVField(buf, r.Key)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, r.Value, 10)
+		buf = append(buf, '\n')
+		if len(buf) > 1<<20 {
+			if _, err := f.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := f.Write(buf)
+	return err
+}
+
+// appendCSVField quotes a field that contains a comma, quote or newline, as
+// RFC 4180 does.
+func appendCSVField(b []byte, s string) []byte {
+	quote := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ',' || c == '"' || c == '\n' || c == '\r' {
+			quote = true
+			break
+		}
+	}
+	if !quote {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}

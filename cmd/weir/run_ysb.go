@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/gen"
+	"github.com/weirstream/weir/internal/ysb"
+)
+
+func runYSBCmd() *cobra.Command {
+	var (
+		jf         jobFlags
+		events     string
+		campaigns  string
+		out        string
+		maxDelay   time.Duration
+		deadLetter string
+		duration   time.Duration
+		rate       float64
+	)
+	cmd := &cobra.Command{
+		Use:   "ysb",
+		Short: "Yahoo Streaming Benchmark: views per campaign per 10 s window",
+		Long: `Counts the "view" events of each campaign in 10-second tumbling event-time windows.
+
+Without --events FILE it runs on the built-in generator for --duration (or
+--events N events) with a live progress line. With --events FILE --campaigns
+FILE --out FILE it reads JSON-lines events and an ad_id,campaign_id CSV and
+writes campaign_id,window_start_ms,count sorted by campaign and window.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			n, numErr := strconv.ParseInt(events, 10, 64)
+			if events != "" && numErr != nil {
+				return runYSBFile(ctx, jf, events, campaigns, out, deadLetter, maxDelay)
+			}
+			if campaigns != "" || deadLetter != "" {
+				return fmt.Errorf("--campaigns and --dead-letter need --events FILE")
+			}
+			if events == "" {
+				n = 0
+			}
+			if n > 0 && !cmd.Flags().Changed("duration") {
+				duration = 0
+			}
+			return runYSBGen(ctx, jf, n, duration, rate, maxDelay, out)
+		},
+	}
+	jf.register(cmd.Flags())
+	cmd.Flags().StringVar(&events, "events", "", "JSON-lines events `FILE`, or a number of events to generate")
+	cmd.Flags().StringVar(&campaigns, "campaigns", "", "ad_id,campaign_id CSV `FILE` (with --events FILE)")
+	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE`")
+	cmd.Flags().DurationVar(&maxDelay, "max-delay", 5*time.Second, "how far out of event-time order input may be")
+	cmd.Flags().StringVar(&deadLetter, "dead-letter", "", "write bad input lines to `FILE` instead of failing")
+	cmd.Flags().DurationVar(&duration, "duration", 20*time.Second, "how long the generator runs (0: until --events)")
+	cmd.Flags().Float64Var(&rate, "rate", 1_000_000, "generated events per second (0: as fast as possible)")
+	return cmd
+}
+
+func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLetter string, maxDelay time.Duration) error {
+	if campaigns == "" {
+		return fmt.Errorf("--campaigns is required with --events FILE")
+	}
+	if out == "" {
+		return fmt.Errorf("--out is required with --events FILE")
+	}
+	if err := checkFiles([]string{events}); err != nil {
+		return err
+	}
+	camp, err := ysb.LoadCampaigns(campaigns)
+	if err != nil {
+		return err
+	}
+	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Options: jf.options()}
+	var dlf *os.File
+	if deadLetter != "" {
+		if dlf, err = os.Create(deadLetter); err != nil {
+			return err
+		}
+		defer dlf.Close()
+		cfg.DeadLetter = dlf
+	}
+	start := time.Now()
+	run, err := ysb.RunFile(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	f, err := createOut(out)
+	if err != nil {
+		return err
+	}
+	if err := ysb.WriteCSV(f, run.Results); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	m := run.Metrics
+	fmt.Fprintf(os.Stderr, "ysb: %d events in %.2fs, %d windows written to %s", m.Records, time.Since(start).Seconds(), len(run.Results), out)
+	if deadLetter != "" {
+		fmt.Fprintf(os.Stderr, ", %d bad lines written to %s", run.DeadLetters, deadLetter)
+	}
+	if m.Late > 0 {
+		fmt.Fprintf(os.Stderr, ", %d late events not counted (raise --max-delay)", m.Late)
+	}
+	fmt.Fprintln(os.Stderr)
+	return nil
+}
+
+func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Duration, rate float64, maxDelay time.Duration, out string) error {
+	if events == 0 && duration == 0 {
+		return fmt.Errorf("the generator needs --duration or --events N to end")
+	}
+	g := gen.YSB{Rate: rate, Events: events, Duration: duration, Seed: 1}
+	camp := ysb.FromAds(g.Ads())
+	prog := newProgress(os.Stderr)
+	opts := append(jf.options(), weir.OnEpoch(prog.epoch))
+	job := weir.NewJob("ysb", opts...)
+	col := &ysb.Collector{}
+	weir.Sink(ysb.Query(weir.Source(job, "ysb-generator", g), camp, maxDelay), col, weir.Name("collect"))
+	start := time.Now()
+	prog.start(start)
+	err := job.Run(ctx)
+	prog.stop()
+	if err != nil {
+		return err
+	}
+	res := col.Sorted()
+	m := job.Metrics()
+	secs := time.Since(start).Seconds()
+	fmt.Printf("ysb: %d events in %.1fs (%.0f events/s), %d workers, %d epochs, epoch latency p50 %s p99 %s, %d windows over %d campaigns, %d late\n",
+		m.Records, secs, float64(m.Records)/secs, jf.workers, m.Epochs, m.LatencyP50.Round(time.Millisecond), m.LatencyP99.Round(time.Millisecond),
+		len(res), len(campaignSet(res)), m.Late)
+	if out != "" {
+		f, err := createOut(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return ysb.WriteCSV(f, res)
+	}
+	return nil
+}
+
+func campaignSet(rs []ysb.Result) map[string]bool {
+	s := map[string]bool{}
+	for _, r := range rs {
+		s[r.Key] = true
+	}
+	return s
+}

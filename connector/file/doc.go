@@ -1,0 +1,47 @@
+// Package file reads streams from files of lines and writes streams to
+// files.
+//
+// # Sources
+//
+// JSONLines and CSV are inputs over a list of files that hold one record
+// per line. The files are read in parallel: their bytes, laid end to end,
+// are split into equal shares, one per reader instance, so that two
+// instances over one file each read half of it. A reader owns the lines
+// that start in its share. If its share starts in the middle of a line, it
+// skips to after the next newline, and it reads on past the end of its
+// share to finish the line that crosses it. Every line is thus read by
+// exactly one instance, and the instances together read the files in
+// order.
+//
+// A line is handed to the decoder without its "\n" or "\r\n". Empty lines
+// are skipped, and Options.Header skips the first line of each file.
+// Reading does not allocate per record: a reader reads big chunks, converts
+// each chunk to a string once, and hands the decoder substrings of it, so
+// a record may keep substrings of its line without copying. A record that
+// does keep them keeps its whole chunk alive.
+//
+// A line the decoder rejects fails the job with an error that names the
+// file and the line:
+//
+//	file: events.jsonl:17: missing field "ad_id"
+//
+// unless Options.DeadLetter is set: then the line is written there and the
+// reader goes on. A file that cannot be opened fails Open:
+//
+//	file: open events.jsonl: no such file or directory
+//
+// # Sinks
+//
+// CSVWriter, JSONLinesWriter and Stdout write one line per record. They
+// buffer their output and flush it at the end of each epoch and on Close;
+// they are safe for concurrent use, so one sink value can serve several
+// sink instances. They never close the writer they are given.
+//
+// # Usage
+//
+//	dead := file.NewDeadLetter(rejects)
+//	src := file.JSONLines(paths, ysbjson.Decode, file.Options{DeadLetter: dead})
+//	out := file.CSVWriter(w, []string{"ad_id", "count"}, func(c AdCount, row []string) []string {
+//		return append(row, c.AdID, strconv.FormatInt(c.Count, 10))
+//	})
+package file

@@ -1,0 +1,174 @@
+package ysb
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/file"
+	"github.com/weirstream/weir/connector/gen"
+	"github.com/weirstream/weir/internal/ysbjson"
+)
+
+// LoadCampaigns reads an "ad_id,campaign_id" CSV file with that header.
+func LoadCampaigns(path string) (Campaigns, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("ysb: %w", err)
+	}
+	defer f.Close()
+	return ReadCampaigns(f, path)
+}
+
+// ReadCampaigns reads the campaign map from r; name is used in errors.
+func ReadCampaigns(r io.Reader, name string) (Campaigns, error) {
+	sc := bufio.NewScanner(r)
+	c := Campaigns{}
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if line == 1 {
+			if strings.ReplaceAll(text, " ", "") != "ad_id,campaign_id" {
+				return nil, fmt.Errorf("ysb: %s:1: want the header line \"ad_id,campaign_id\", got %q", name, text)
+			}
+			continue
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		ad, camp, ok := strings.Cut(text, ",")
+		ad, camp = strings.TrimSpace(ad), strings.TrimSpace(camp)
+		if !ok || ad == "" || camp == "" || strings.Contains(camp, ",") {
+			return nil, fmt.Errorf("ysb: %s:%d: want \"ad_id,campaign_id\", got %q", name, line, text)
+		}
+		if prev, dup := c[ad]; dup && prev != camp {
+			return nil, fmt.Errorf("ysb: %s:%d: ad %s maps to both %s and %s", name, line, ad, prev, camp)
+		}
+		c[ad] = camp
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("ysb: %s: %w", name, err)
+	}
+	if line == 0 {
+		return nil, fmt.Errorf("ysb: %s: empty file; want the header line \"ad_id,campaign_id\"", name)
+	}
+	return c, nil
+}
+
+// FileConfig is the file-based YSB job.
+type FileConfig struct {
+	Events     []string
+	Campaigns  Campaigns
+	Workers    int
+	MaxDelay   time.Duration
+	Interval   time.Duration
+	DeadLetter io.Writer // nil: bad input stops the job
+	Options    []weir.JobOption
+}
+
+// FileRun is what the file job produced.
+type FileRun struct {
+	Results     []Result
+	DeadLetters int64
+	Metrics     weir.Metrics
+}
+
+// Decoder returns the event decoder of the file job: JSON, plus the check
+// that the ad has a campaign.
+func Decoder(c Campaigns) func(line string) (gen.YSBEvent, error) {
+	return func(line string) (gen.YSBEvent, error) {
+		e, err := ysbjson.Decode(line)
+		if err != nil {
+			return e, err
+		}
+		if _, ok := c[e.AdID]; !ok {
+			return e, fmt.Errorf("ad %q has no campaign", e.AdID)
+		}
+		return e, nil
+	}
+}
+
+// BuildFile adds the file job to a new job and returns it with the sink
+// that collects the results.
+func BuildFile(cfg FileConfig) (*weir.Job, *Collector, *file.DeadLetter) {
+	opts := []weir.JobOption{weir.Workers(cfg.Workers)}
+	if cfg.Interval > 0 {
+		opts = append(opts, weir.BatchInterval(cfg.Interval))
+	}
+	opts = append(opts, cfg.Options...)
+	job := weir.NewJob("ysb", opts...)
+	var dl *file.DeadLetter
+	if cfg.DeadLetter != nil {
+		dl = file.NewDeadLetter(cfg.DeadLetter)
+	}
+	src := weir.Source(job, "events", file.JSONLines(cfg.Events, Decoder(cfg.Campaigns), file.Options{DeadLetter: dl}))
+	col := &Collector{}
+	weir.Sink(Query(src, cfg.Campaigns, cfg.MaxDelay), col, weir.Name("collect"))
+	return job, col, dl
+}
+
+// RunFile runs the file job to the end.
+func RunFile(ctx context.Context, cfg FileConfig) (FileRun, error) {
+	if cfg.Campaigns == nil {
+		return FileRun{}, errors.New("ysb: no campaign map")
+	}
+	job, col, dl := BuildFile(cfg)
+	err := job.Run(ctx)
+	run := FileRun{Results: col.Sorted(), Metrics: job.Metrics()}
+	if dl != nil {
+		run.DeadLetters = dl.Count()
+	}
+	return run, err
+}
+
+// Collector is an Output that keeps every result.
+type Collector struct {
+	mu  sync.Mutex
+	out []Result
+}
+
+// Write implements weir.Output.
+func (c *Collector) Write(b []Result) error {
+	c.mu.Lock()
+	c.out = append(c.out, b...)
+	c.mu.Unlock()
+	return nil
+}
+
+// Close implements weir.Output.
+func (c *Collector) Close() error { return nil }
+
+// Sorted returns the results sorted by campaign and window.
+func (c *Collector) Sorted() []Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := append([]Result(nil), c.out...)
+	Sort(out)
+	return out
+}
+
+// WriteCSV writes results with the header campaign_id,window_start_ms,count.
+func WriteCSV(w io.Writer, rs []Result) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("campaign_id,window_start_ms,count\n")
+	var buf []byte
+	for _, r := range rs {
+		buf = append(buf[:0], r.Key...)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, r.Start, 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, r.Value, 10)
+		buf = append(buf, '\n')
+		bw.Write(buf)
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,45 @@
+package ysb
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/weirstream/weir/connector/gen"
+)
+
+// Reference computes the query plainly: one map from (campaign, window
+// start) to count over the events in any order. It is what end-to-end tests
+// compare the job with.
+func Reference(events []gen.YSBEvent, c Campaigns) []Result {
+	type key struct {
+		campaign string
+		start    int64
+	}
+	counts := map[key]int64{}
+	for _, e := range events {
+		if e.EventType != "view" {
+			continue
+		}
+		camp, ok := c[e.AdID]
+		if !ok {
+			continue
+		}
+		counts[key{camp, e.EventTime - e.EventTime%WindowMillis}]++
+	}
+	out := make([]Result, 0, len(counts))
+	for k, n := range counts {
+		out = append(out, Result{Key: k.campaign, Start: k.start, End: k.start + WindowMillis, Value: n})
+	}
+	Sort(out)
+	return out
+}
+
+// Sort orders results by campaign, then window start.
+func Sort(rs []Result) {
+	slices.SortFunc(rs, func(a, b Result) int {
+		if c := cmp.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Start, b.Start)
+	})
+}
