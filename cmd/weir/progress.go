@@ -37,7 +37,7 @@ func (p *progress) start(t time.Time) {
 }
 
 func (p *progress) epoch(st weir.EpochStats) {
-	if !p.tty {
+	if !p.tty || st.Final {
 		return
 	}
 	p.mu.Lock()
@@ -57,8 +57,8 @@ func (p *progress) epoch(st weir.EpochStats) {
 	if st.Watermark != math.MinInt64 && st.Watermark != math.MaxInt64 {
 		lag = (time.Duration(now.UnixMilli()-st.Watermark) * time.Millisecond).String()
 	}
-	fmt.Fprintf(p.w, "\r\033[K%5.0fs  %10.0f events/s  epoch %d  latency p50 %s p99 %s  watermark lag %s",
-		now.Sub(p.begin).Seconds(), rate, st.Epoch, p50.Round(time.Millisecond), p99.Round(time.Millisecond), lag)
+	fmt.Fprintf(p.w, "\r\033[K%5.0fs  %10.0f events/s  epoch %d  latency p50 %.2fms p99 %.2fms  watermark lag %s",
+		now.Sub(p.begin).Seconds(), rate, st.Epoch, msf(p50), msf(p99), lag)
 	p.drawn = true
 }
 
@@ -70,3 +70,5 @@ func (p *progress) stop() {
 	}
 	p.tty = false
 }
+
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

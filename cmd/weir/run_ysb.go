@@ -137,8 +137,8 @@ func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Dur
 	res := col.Sorted()
 	m := job.Metrics()
 	secs := time.Since(start).Seconds()
-	fmt.Printf("ysb: %d events in %.1fs (%.0f events/s), %d workers, %d epochs, epoch latency p50 %s p99 %s, %d windows over %d campaigns, %d late\n",
-		m.Records, secs, float64(m.Records)/secs, jf.workers, m.Epochs, m.LatencyP50.Round(time.Millisecond), m.LatencyP99.Round(time.Millisecond),
+	fmt.Printf("ysb: %d events in %.1fs (%.0f events/s), %d workers, %d epochs, epoch latency p50 %.2fms p99 %.2fms, %d windows over %d campaigns, %d late\n",
+		m.Records, secs, float64(m.Records)/secs, jf.workers, m.Epochs, msf(m.LatencyP50), msf(m.LatencyP99),
 		len(res), len(campaignSet(res)), m.Late)
 	if out != "" {
 		f, err := createOut(out)

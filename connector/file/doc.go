@@ -40,7 +40,7 @@
 // # Usage
 //
 //	dead := file.NewDeadLetter(rejects)
-//	src := file.JSONLines(paths, ysbjson.Decode, file.Options{DeadLetter: dead})
+//	src := file.JSONLines(paths, decodeEvent, file.Options{DeadLetter: dead})
 //	out := file.CSVWriter(w, []string{"ad_id", "count"}, func(c AdCount, row []string) []string {
 //		return append(row, c.AdID, strconv.FormatInt(c.Count, 10))
 //	})
