@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir/internal/progress"
+)
+
+// countSource emits n batches of one int each, to every outlet in turn.
+type countSource struct {
+	n, i int
+	outs []Outlet
+	fail error
+}
+
+func (s *countSource) Poll() (int, error) {
+	if s.i == s.n {
+		return 0, io.EOF
+	}
+	if s.fail != nil && s.i == s.n/2 {
+		return 0, s.fail
+	}
+	s.i++
+	return 1, s.outs[s.i%len(s.outs)].Send(s.i)
+}
+
+func (s *countSource) Mark(m progress.Marker) error {
+	for _, o := range s.outs {
+		if err := o.Mark(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sumTask adds up what it receives and records each epoch's sum.
+type sumTask struct {
+	mu     sync.Mutex
+	sum    int
+	epochs []int
+	final  bool
+	block  chan struct{}
+	panics bool
+}
+
+func (t *sumTask) Batch(port int, b any) error {
+	if t.block != nil {
+		<-t.block
+	}
+	if t.panics {
+		panic("boom")
+	}
+	t.mu.Lock()
+	t.sum += b.(int)
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *sumTask) Mark(m progress.Marker) error {
+	t.mu.Lock()
+	t.epochs = append(t.epochs, t.sum)
+	t.final = m.Final
+	t.mu.Unlock()
+	return nil
+}
+
+func build(t *testing.T, cfg Config, sources, n int, task *sumTask, fail error) *Runtime {
+	t.Helper()
+	rt := New(cfg)
+	in := rt.NewInbox("sum", 0, 4)
+	for i := 0; i < sources; i++ {
+		s := &countSource{n: n, outs: []Outlet{in.Sender(0)}, fail: fail}
+		rt.AddSource("src", i, s, false)
+	}
+	rt.AddTask("sum", 0, in, task, true)
+	return rt
+}
+
+func TestRunSumsEverything(t *testing.T) {
+	var epochs []EpochStats
+	task := &sumTask{}
+	rt := build(t, Config{Records: 10, OnEpoch: func(s EpochStats) { epochs = append(epochs, s) }}, 3, 100, task, nil)
+	if err := rt.Run(context.Background()); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if want := 3 * 100 * 101 / 2; task.sum != want || !task.final {
+		t.Errorf("sum = %d final = %v; want %d true", task.sum, task.final, want)
+	}
+	// Each source cuts an epoch every 10 records: epoch e holds records
+	// 10e+1..10e+10 of every source, whatever the interleaving.
+	for e, got := range task.epochs[:10] {
+		want := 3 * (10*e + 10) * (10*e + 11) / 2
+		if got != want {
+			t.Errorf("after epoch %d the sum is %d; want %d", e, got, want)
+		}
+	}
+	if rt.Records() != 300 {
+		t.Errorf("Records() = %d; want 300", rt.Records())
+	}
+	if len(epochs) != 11 || !epochs[10].Final {
+		t.Errorf("OnEpoch saw %d epochs (last final: %v); want 11, final", len(epochs), len(epochs) > 0 && epochs[len(epochs)-1].Final)
+	}
+}
+
+func TestRunReturnsFirstError(t *testing.T) {
+	bad := errors.New("bad input at line 7")
+	rt := build(t, Config{Records: 5}, 2, 50, &sumTask{}, bad)
+	err := rt.Run(context.Background())
+	if !errors.Is(err, bad) || !strings.Contains(err.Error(), "src#") {
+		t.Fatalf("Run = %v; want the source's error, prefixed with its name", err)
+	}
+}
+
+func TestRunRecoversPanics(t *testing.T) {
+	rt := build(t, Config{Records: 5}, 1, 50, &sumTask{panics: true}, nil)
+	err := rt.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "sum#0: panic: boom") {
+		t.Fatalf("Run = %v; want a panic error naming the task", err)
+	}
+}
+
+func TestRunStopsOnCancel(t *testing.T) {
+	// The task blocks, so the bounded inbox fills and the source blocks
+	// in Send: cancellation must still stop everything.
+	task := &sumTask{block: make(chan struct{})}
+	rt := build(t, Config{Records: 5}, 1, 1000, task, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- rt.Run(ctx) }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	go func() {
+		<-rt.Done()
+		close(task.block)
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v; want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+}
