@@ -83,12 +83,16 @@ type FileRun struct {
 }
 
 // Decoder returns the event decoder of the file job: JSON, plus the check
-// that the ad has a campaign.
+// that the ad of a view has a campaign (the query maps only views to
+// campaigns, so only a view with an unknown ad is bad input).
 func Decoder(c Campaigns) func(line string) (gen.YSBEvent, error) {
 	return func(line string) (gen.YSBEvent, error) {
 		e, err := ysbjson.Decode(line)
 		if err != nil {
 			return e, err
+		}
+		if e.EventType != "view" {
+			return e, nil
 		}
 		if _, ok := c[e.AdID]; !ok {
 			return e, fmt.Errorf("ad %q has no campaign", e.AdID)
