@@ -2,6 +2,7 @@ package wordcount
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -63,7 +64,7 @@ func Reference(lines []string) []Result {
 	}
 	out := make([]Result, 0, len(counts))
 	for w, n := range counts {
-		out = append(out, Result{Key: w, Value: n})
+		out = append(out, Result{Key: w, Start: math.MinInt64, End: math.MaxInt64, Value: n})
 	}
 	Sort(out)
 	return out

@@ -42,7 +42,7 @@ func (b *Baseline) Run(events []gen.YSBEvent) {
 		if !ok {
 			continue
 		}
-		w := e.EventTime / WindowMillis
+		w := WindowStart(e.EventTime) / WindowMillis
 		if !b.started {
 			b.base, b.started = w, true
 		}

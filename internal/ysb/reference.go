@@ -24,7 +24,7 @@ func Reference(events []gen.YSBEvent, c Campaigns) []Result {
 		if !ok {
 			continue
 		}
-		counts[key{camp, e.EventTime - e.EventTime%WindowMillis}]++
+		counts[key{camp, WindowStart(e.EventTime)}]++
 	}
 	out := make([]Result, 0, len(counts))
 	for k, n := range counts {
@@ -42,4 +42,14 @@ func Sort(rs []Result) {
 		}
 		return cmp.Compare(a.Start, b.Start)
 	})
+}
+
+// WindowStart is the start of the 10 s window of an event time, rounding
+// down (also for times before 1970).
+func WindowStart(t int64) int64 {
+	s := t - t%WindowMillis
+	if t%WindowMillis < 0 {
+		s -= WindowMillis
+	}
+	return s
 }
