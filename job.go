@@ -23,6 +23,7 @@ type Job struct {
 	ran   bool
 
 	lateCounters []lateCounter
+	rt           *runtime.Runtime // set while running
 
 	mu        sync.Mutex
 	latencies []time.Duration
@@ -159,6 +160,9 @@ func (j *Job) Run(ctx context.Context) error {
 	if err := j.instantiate(p, rt); err != nil {
 		return err
 	}
+	j.mu.Lock()
+	j.rt = rt
+	j.mu.Unlock()
 	err = rt.Run(ctx)
 	j.mu.Lock()
 	j.records = rt.Records()
@@ -280,6 +284,9 @@ func (j *Job) Metrics() Metrics {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	m := Metrics{Records: j.records, Epochs: j.epochs}
+	if j.rt != nil && m.Records == 0 {
+		m.Records = j.rt.Records()
+	}
 	for _, c := range j.lateCounters {
 		m.Late += c.n.Load()
 	}

@@ -333,17 +333,17 @@ func (o *flatMapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
 func Union[T any](s Stream[T], more ...Stream[T]) Stream[T] {
 	j := s.job
 	n := j.add(&node{op: "union", kind: plan.Stateful, ports: singlePort[T]()})
-	timed := s.timed
+	timed, untimed := false, false
 	for _, m := range append([]Stream[T]{s}, more...) {
 		if m.job != j {
 			j.fail(fmt.Errorf("weir: union of streams from different jobs"))
 			continue
 		}
 		n.inputs = append(n.inputs, plainInput(m, j.cfg.batchSize))
-		timed = timed && m.timed
+		timed = timed || m.timed
+		untimed = untimed || !m.timed
 	}
-	if !timed && s.timed {
-		// Mixed inputs: records without event time get none downstream.
+	if timed && untimed {
 		j.fail(fmt.Errorf("weir: union of streams with and without event time"))
 	}
 	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {

@@ -144,6 +144,20 @@ func TestWindowAggregatesAgainstModel(t *testing.T) {
 							return acc
 						}))
 					})
+					t.Run("aggregate-init", func(t *testing.T) {
+						// The accumulator starts from Init, not the zero value.
+						j := c.job()
+						out := &bag[weir.WindowResult[string, int64]]{}
+						weir.Sink(weir.Aggregate(window(j), weir.Aggregator[rec, int64, int64]{
+							Init:  func() int64 { return math.MaxInt64 },
+							Add:   func(a int64, r rec) int64 { return min(a, r.Val) },
+							Merge: func(a, b int64) int64 { return min(a, b) },
+						}), out)
+						run(t, j)
+						checkBag(t, out.out, results(want, func(rs []rec) int64 {
+							return slices.MinFunc(rs, func(a, b rec) int { return cmp.Compare(a.Val, b.Val) }).Val
+						}))
+					})
 					t.Run("aggregate", func(t *testing.T) {
 						j := c.job()
 						out := &bag[weir.WindowResult[string, float64]]{}

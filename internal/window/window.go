@@ -44,6 +44,9 @@ func (s Spec) Validate() error {
 		if s.Size <= 0 || s.Slide <= 0 {
 			return fmt.Errorf("window: sliding size %dms and slide %dms must be positive", s.Size, s.Slide)
 		}
+		if s.Slide > s.Size {
+			return fmt.Errorf("window: sliding slide %dms is longer than size %dms, which leaves records in no window", s.Slide, s.Size)
+		}
 	case Session:
 		if s.Gap <= 0 {
 			return fmt.Errorf("window: session gap %dms must be positive", s.Gap)
