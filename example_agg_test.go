@@ -237,7 +237,7 @@ func ExampleJob_Explain() {
 	//   ├─ views [filter]
 	//   ├─ timed [eventtime]
 	// task 1  x2
-	//   ■  per-user [window(tumbling 10s)]  <- keygroup from timed
+	//   ■  per-user [window(tumbling 10s) combined]  <- keygroup from timed
 	// task 2  x1
 	//   ■  out [sink]  <- gather from per-user
 }

@@ -25,6 +25,13 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		func(outs []any) any { return combine[T](outs) },
 	}
 	n.inputs = []input{keyedInput(ws.k)}
+	if agg.Merge != nil && ws.spec.Kind != window.Session {
+		k := ws.k
+		n.inputs[0].exchange = func(ex plan.Exchange, outlets []runtime.Outlet) any {
+			return newCombineEx[K, T, A](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)
+		}
+		n.op += " combined"
+	}
 	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
 	if err := ws.spec.Validate(); err != nil {
 		j.fail(fmt.Errorf("weir: %s: %w", n.name, err))
@@ -123,12 +130,17 @@ type windowTask[K comparable, T, A, R any] struct {
 	table     *state.Table[K, window.Set[A]]
 	next      int64 // the watermark at which some window needs attention
 	wm        int64
+	tc        window.TumblingCache
 	lateCount *atomic.Int64
 	outB      batch[WindowResult[K, R]]
 	lateB     batch[T]
 }
 
 func (w *windowTask[K, T, A, R]) Batch(port int, b any) error {
+	if pb, ok := b.(*pbatch[K, A]); ok {
+		w.merge(pb)
+		return nil
+	}
 	kb := b.(*kbatch[K, T])
 	for i := range kb.recs {
 		w.add(&kb.recs[i])
@@ -160,15 +172,12 @@ func (w *windowTask[K, T, A, R]) add(r *krec[K, T]) {
 	}
 	if spec.Kind == window.Tumbling {
 		// The common case, without the closure of Assign.
-		start := r.ts - r.ts%spec.Size
-		if r.ts < 0 && r.ts%spec.Size != 0 {
-			start -= spec.Size
-		}
-		if spec.Late(start+spec.Size, w.wm) {
+		start, end := w.tc.Window(r.ts, spec.Size)
+		if spec.Late(end, w.wm) {
 			w.toLate(r)
 			return
 		}
-		w.addTo(r, start, start+spec.Size)
+		w.addTo(r, start, end)
 		return
 	}
 	// Sliding and global: a record is late only if all its windows are.
@@ -182,6 +191,24 @@ func (w *windowTask[K, T, A, R]) add(r *krec[K, T]) {
 	if late {
 		w.toLate(r)
 	}
+}
+
+// merge folds pre-aggregated partials into the windows. A partial is never
+// late: its sender combined only records whose windows were not past
+// cleanup at its own watermark, which is at least this operator's.
+func (w *windowTask[K, T, A, R]) merge(pb *pbatch[K, A]) {
+	for i := range pb.recs {
+		p := &pb.recs[i]
+		if w.spec.Late(p.end, w.wm) {
+			panic("weir: a pre-aggregated partial arrived after its window's cleanup")
+		}
+		set := w.table.Upsert(p.h, p.k)
+		win := set.Get(p.start, p.end, w.agg.Init)
+		win.Acc = w.agg.Merge(win.Acc, p.acc)
+		win.Touch()
+		w.next = min(w.next, window.Due(win, w.spec.Lateness))
+	}
+	pb.release()
 }
 
 // addTo adds r to the window [start, end).

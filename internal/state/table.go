@@ -164,3 +164,9 @@ func (t *Table[K, V]) DeleteFunc(del func(k K, v *V) bool) {
 		t.Delete(r.h, r.k)
 	}
 }
+
+// Clear removes every entry, keeping the table's capacity.
+func (t *Table[K, V]) Clear() {
+	clear(t.slots)
+	t.n = 0
+}

@@ -120,3 +120,20 @@ func cleanup(end, lateness int64) int64 {
 	}
 	return t + lateness
 }
+
+// TumblingCache remembers the last tumbling window found, so that records
+// in time order skip the division that finds their window.
+type TumblingCache struct {
+	start, end int64
+	ok         bool
+}
+
+// Window returns the bounds of the tumbling window of ts for size.
+func (c *TumblingCache) Window(ts, size int64) (start, end int64) {
+	if c.ok && ts >= c.start && ts < c.end {
+		return c.start, c.end
+	}
+	start = floorDiv(ts, size) * size
+	c.start, c.end, c.ok = start, start+size, true
+	return start, start + size
+}

@@ -114,3 +114,17 @@ func TestSessionLate(t *testing.T) {
 		t.Errorf("AddSession past cleanup returned a window %+v; want nil", *w)
 	}
 }
+
+func TestTumblingCache(t *testing.T) {
+	var c TumblingCache
+	r := rand.New(rand.NewPCG(5, 6))
+	ts := int64(-5000)
+	for i := 0; i < 10000; i++ {
+		ts += int64(r.IntN(7)) - 2 // mostly forward, sometimes back
+		start, end := c.Window(ts, 10)
+		want := floorDiv(ts, 10) * 10
+		if start != want || end != want+10 {
+			t.Fatalf("Window(%d, 10) = [%d, %d); want [%d, %d)", ts, start, end, want, want+10)
+		}
+	}
+}
