@@ -59,9 +59,6 @@ func (b *pbatch[K, A]) release() {
 	b.pool.Put(b)
 }
 
-// maxPartialKeys bounds the keys a combiner remembers across epochs.
-const maxPartialKeys = 1 << 16
-
 func newCombineEx[K comparable, T, A any](key func(T) K, groups int, outlets []runtime.Outlet, size int,
 	spec window.Spec, init func() A, add func(A, T) A) *combineEx[K, T, A] {
 	c := &combineEx[K, T, A]{
@@ -169,16 +166,14 @@ func (c *combineEx[K, T, A]) mark(m progress.Marker) error {
 				}
 			}
 		}
-		clear(set.W)
-		set.W = set.W[:0]
 		return true
 	})
 	if err != nil {
 		return err
 	}
-	if c.parts.Len() > maxPartialKeys {
-		c.parts.Clear()
-	}
+	// Forget the epoch's keys: they may point into input buffers, which
+	// must not be kept alive past the epoch.
+	c.parts.Clear()
 	for t := range c.cur {
 		if err := c.flush(t); err != nil {
 			return err

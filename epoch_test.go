@@ -48,9 +48,11 @@ func TestEpochsReported(t *testing.T) {
 			if len(stats) < 2 || int64(len(stats)) != m.Epochs {
 				t.Fatalf("%d epochs reported to OnEpoch, Metrics().Epochs = %d", len(stats), m.Epochs)
 			}
+			// Epoch numbers increase; they may skip, when a source that fell
+			// behind the clock ends several epochs with one marker.
 			wm := int64(math.MinInt64)
 			for i, s := range stats {
-				if s.Epoch != uint64(i) || s.Final != (i == len(stats)-1) || s.Watermark < wm {
+				if (i > 0 && s.Epoch <= stats[i-1].Epoch) || s.Final != (i == len(stats)-1) || s.Watermark < wm {
 					t.Fatalf("epoch %d of %d reported as %+v after watermark %d", i, len(stats), s, wm)
 				}
 				wm = s.Watermark
@@ -62,8 +64,8 @@ func TestEpochsReported(t *testing.T) {
 				t.Errorf("EndEpoch called %d times, want %d", len(sink.epochs), len(stats))
 			}
 			for i, e := range sink.epochs {
-				if e != uint64(i) {
-					t.Fatalf("EndEpoch calls %v: want 0, 1, 2, ...", sink.epochs)
+				if i < len(stats) && e != stats[i].Epoch {
+					t.Fatalf("EndEpoch calls %v: want the epochs reported to OnEpoch", sink.epochs)
 				}
 			}
 			if n := sink.seen[len(sink.seen)-1]; n != len(filterSlice(in, even)) {

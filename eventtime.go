@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/weirstream/weir/internal/progress"
@@ -17,6 +18,9 @@ import (
 // the watermark back until it sees one or its input ends.
 func EventTime[T any](s Stream[T], ts func(T) int64, maxOutOfOrder time.Duration, opts ...Option) Stream[T] {
 	delay := maxOutOfOrder.Milliseconds()
+	if maxOutOfOrder < 0 {
+		s.job.fail(fmt.Errorf("weir: EventTime: negative out-of-orderness %s", maxOutOfOrder))
+	}
 	out := stateless(s, "eventtime", opts, func(out pusher[T]) pusher[T] {
 		return &eventTimeOp[T]{f: ts, delay: delay, out: out, max: progress.NoWatermark, wm: progress.NoWatermark}
 	})

@@ -236,25 +236,34 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 		}
 		return j.nodes[id].newOp(inst, outs)
 	}
+	// Readers opened so far, closed again if a later one fails to open.
+	var opened []runtime.SourceTask
+	fail := func(err error) error {
+		for _, st := range opened {
+			st.Close()
+		}
+		return err
+	}
 	for ti, t := range p.Tasks {
 		n := j.nodes[t.Head]
 		terminal := !hasRemote[ti]
 		for inst := 0; inst < t.Parallelism; inst++ {
 			outs, err := outputs(n.id, inst)
 			if err != nil {
-				return err
+				return fail(err)
 			}
 			if n.kind == plan.Source {
 				st, err := n.newSource(inst, t.Parallelism, outs)
 				if err != nil {
-					return fmt.Errorf("%s#%d: %w", n.name, inst, err)
+					return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
 				}
+				opened = append(opened, st)
 				rt.AddSource(n.name, inst, st, terminal)
 				continue
 			}
 			it, err := n.newTask(inst, outs)
 			if err != nil {
-				return fmt.Errorf("%s#%d: %w", n.name, inst, err)
+				return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
 			}
 			rt.AddTask(n.name, inst, inboxes[n.id][inst], it, terminal)
 		}

@@ -119,9 +119,16 @@ type WindowResult[K comparable, R any] struct {
 
 // Aggregator folds the records of a window into an accumulator of type A
 // and turns it into a result of type R. Add is required. Init makes a new
-// accumulator (the zero value if nil); Merge combines two accumulators and
-// is required for session windows; Result is the identity if nil (A must
-// then be R).
+// accumulator (the zero value if nil); Result is the identity if nil (A
+// must then be R).
+//
+// Merge combines two accumulators, each of which has seen at least one
+// record. It is required for session windows (which merge when they
+// overlap). When it is given, Weir also pre-aggregates: each sending
+// instance folds an epoch's records per key and window before the key-group
+// exchange and sends one accumulator per key and window, which the owner
+// merges. Merge must therefore be associative, and the result must not
+// depend on how records were split between accumulators.
 type Aggregator[T, A, R any] struct {
 	Init   func() A
 	Add    func(acc A, v T) A

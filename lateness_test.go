@@ -253,13 +253,13 @@ func TestBuildErrors(t *testing.T) {
 		}, "once"},
 		{"zero tumbling size", func(j *weir.Job) {
 			weir.Count(weir.Window(weir.KeyBy(stepSource(j, recs, 0), recKey), weir.Tumbling(0)))
-		}, "positive"},
+		}, "at least 1ms"},
 		{"zero slide", func(j *weir.Job) {
 			weir.Count(weir.Window(weir.KeyBy(stepSource(j, recs, 0), recKey), weir.Sliding(time.Second, 0)))
-		}, "positive"},
+		}, "at least 1ms"},
 		{"zero session gap", func(j *weir.Job) {
 			weir.Count(weir.Window(weir.KeyBy(stepSource(j, recs, 0), recKey), weir.Session(0)))
-		}, "positive"},
+		}, "at least 1ms"},
 		{"negative lateness", func(j *weir.Job) {
 			weir.Count(weir.Window(weir.KeyBy(stepSource(j, recs, 0), recKey), weir.Global(), weir.AllowedLateness(-time.Second)))
 		}, "negative"},

@@ -34,8 +34,15 @@ type JobOption func(*jobConfig)
 // GOMAXPROCS).
 func Workers(n int) JobOption { return func(c *jobConfig) { c.workers = max(1, n) } }
 
-// BatchInterval sets the wall-clock length of an epoch (default 1 s).
-func BatchInterval(d time.Duration) JobOption { return func(c *jobConfig) { c.interval = d } }
+// BatchInterval sets the wall-clock length of an epoch (default 1 s); a
+// non-positive d keeps the default.
+func BatchInterval(d time.Duration) JobOption {
+	return func(c *jobConfig) {
+		if d > 0 {
+			c.interval = d
+		}
+	}
+}
 
 // EpochRecords makes sources cut an epoch every n records per source
 // instance instead of by time.

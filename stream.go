@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/weirstream/weir/internal/plan"
@@ -75,15 +76,9 @@ func (s *sourceTask[T]) Poll() (int, error) {
 	return len(v), nil
 }
 
-func (s *sourceTask[T]) Mark(m progress.Marker) error {
-	if err := s.out.mark(m); err != nil {
-		return err
-	}
-	if m.Final {
-		return s.r.Close()
-	}
-	return nil
-}
+func (s *sourceTask[T]) Mark(m progress.Marker) error { return s.out.mark(m) }
+
+func (s *sourceTask[T]) Close() error { return s.r.Close() }
 
 // stateless adds a fused-capable one-input operator.
 func stateless[T, U any](s Stream[T], op string, opts []Option, mk func(out pusher[U]) pusher[T]) Stream[U] {
@@ -284,6 +279,8 @@ func (o *filterOp[T]) push(b *batch[T]) error {
 
 func (o *filterOp[T]) mark(m progress.Marker) error { return o.out.mark(m) }
 
+var errFlatMapAppend = errors.New("weir: a FlatMap function must append its outputs to out and return it")
+
 // FlatMap calls f for every record; f appends any number of outputs to out
 // and returns it (the append style lets f avoid allocation).
 func FlatMap[T, U any](s Stream[T], f func(v T, out []U) []U, opts ...Option) Stream[U] {
@@ -307,6 +304,9 @@ func (o *flatMapOp[T, U]) push(b *batch[T]) error {
 		}
 		before := len(v)
 		v = o.f(b.v[i], v)
+		if len(v) < before {
+			return errFlatMapAppend
+		}
 		if b.ts != nil {
 			for range len(v) - before {
 				ts = append(ts, b.ts[i])

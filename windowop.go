@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
@@ -203,9 +205,16 @@ func (w *windowTask[K, T, A, R]) merge(pb *pbatch[K, A]) {
 			panic("weir: a pre-aggregated partial arrived after its window's cleanup")
 		}
 		set := w.table.Upsert(p.h, p.k)
-		win := set.Get(p.start, p.end, w.agg.Init)
-		win.Acc = w.agg.Merge(win.Acc, p.acc)
-		win.Touch()
+		win := set.Find(p.start, p.end)
+		if win == nil {
+			// A new window takes the partial as it is: Merge is only ever
+			// given two accumulators that have seen records.
+			set.W = append(set.W, window.Win[A]{Start: p.start, End: p.end, Acc: p.acc})
+			win = &set.W[len(set.W)-1]
+		} else {
+			win.Acc = w.agg.Merge(win.Acc, p.acc)
+			win.Touch()
+		}
 		w.next = min(w.next, window.Due(win, w.spec.Lateness))
 	}
 	pb.release()
@@ -279,10 +288,10 @@ type keyedTable[K comparable, V any] = state.Table[K, V]
 
 func newKeyedTable[K comparable, V any]() *state.Table[K, V] {
 	t := state.NewTable[K, V](0)
-	if _, ok := any(*new(K)).(string); ok {
+	if reflect.TypeFor[K]().Kind() == reflect.String {
 		t.CloneKeys(func(k K) K {
-			s := strings.Clone(any(k).(string))
-			return any(s).(K)
+			s := strings.Clone(*(*string)(unsafe.Pointer(&k)))
+			return *(*K)(unsafe.Pointer(&s))
 		})
 	}
 	return t

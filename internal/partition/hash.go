@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"reflect"
 	"unsafe"
 )
 
@@ -62,40 +63,23 @@ func HashUint64(v uint64) uint64 {
 	return mix(v^prime1, prime2^0x9e3779b97f4a7c15)
 }
 
-// Hasher returns a deterministic hash function for keys of type K. Strings,
-// byte arrays and all integer kinds are hashed deterministically; any other
-// comparable type falls back to hash/maphash with a seed fixed for the life
-// of the process, which is deterministic within one process only. Deterministic
-// reports which case applies.
+// Hasher returns a deterministic hash function for keys of type K. Keys
+// whose underlying type is a string, an integer or a bool are hashed
+// deterministically; any other comparable type falls back to hash/maphash
+// with a seed fixed for the life of the process, which is deterministic
+// within one process only. Deterministic reports which case applies.
 func Hasher[K comparable]() (h func(K) uint64, deterministic bool) {
-	var zero K
-	switch any(zero).(type) {
-	case string:
+	switch reflect.TypeFor[K]().Kind() {
+	case reflect.String:
 		return func(k K) uint64 { return HashString(*(*string)(unsafe.Pointer(&k))) }, true
-	case int:
-		return func(k K) uint64 { return HashUint64(uint64(*(*int)(unsafe.Pointer(&k)))) }, true
-	case int64:
-		return func(k K) uint64 { return HashUint64(uint64(*(*int64)(unsafe.Pointer(&k)))) }, true
-	case uint64:
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr:
 		return func(k K) uint64 { return HashUint64(*(*uint64)(unsafe.Pointer(&k))) }, true
-	case int32:
-		return func(k K) uint64 { return HashUint64(uint64(*(*int32)(unsafe.Pointer(&k)))) }, true
-	case uint32:
+	case reflect.Int32, reflect.Uint32:
 		return func(k K) uint64 { return HashUint64(uint64(*(*uint32)(unsafe.Pointer(&k)))) }, true
-	case uint:
-		return func(k K) uint64 { return HashUint64(uint64(*(*uint)(unsafe.Pointer(&k)))) }, true
-	case int16, uint16, int8, uint8, bool:
-		size := unsafe.Sizeof(zero)
-		return func(k K) uint64 {
-			var v uint64
-			switch size {
-			case 1:
-				v = uint64(*(*uint8)(unsafe.Pointer(&k)))
-			case 2:
-				v = uint64(*(*uint16)(unsafe.Pointer(&k)))
-			}
-			return HashUint64(v)
-		}, true
+	case reflect.Int16, reflect.Uint16:
+		return func(k K) uint64 { return HashUint64(uint64(*(*uint16)(unsafe.Pointer(&k)))) }, true
+	case reflect.Int8, reflect.Uint8, reflect.Bool:
+		return func(k K) uint64 { return HashUint64(uint64(*(*uint8)(unsafe.Pointer(&k)))) }, true
 	}
 	return func(k K) uint64 { return maphash.Comparable(processSeed, k) }, false
 }

@@ -79,3 +79,21 @@ func BenchmarkHashString36(b *testing.B) {
 	}
 	_ = sink
 }
+
+type word string
+type small int16
+
+func TestHasherUnderlyingKinds(t *testing.T) {
+	hw, det := Hasher[word]()
+	if !det || hw("campaign") != HashString("campaign") {
+		t.Errorf("Hasher[word] is not the string hash")
+	}
+	hs, det := Hasher[small]()
+	if !det || hs(-3) == hs(3) {
+		t.Errorf("Hasher[small] = deterministic %v, h(-3) == h(3)", det)
+	}
+	type pair struct{ a, b int }
+	if _, det := Hasher[pair](); det {
+		t.Errorf("Hasher[struct] claims to be deterministic")
+	}
+}

@@ -8,7 +8,6 @@ type Aligner struct {
 	wm      []Watermark // per sender: watermark of its last marker
 	cut     []int64     // per sender: cut time of its marker for the current epoch
 	current Epoch       // the epoch being aligned
-	arrived int         // senders not final that delivered the marker for current
 	live    int         // senders not final
 	lastWm  Watermark
 	done    bool
@@ -43,16 +42,19 @@ func (a *Aligner) Ahead(s int) bool {
 }
 
 // Mark records sender s's marker m. The caller must not pass a marker of a
-// sender that is Ahead; hold it back with its records instead. If m completes
-// the current epoch, Mark returns the aligned marker and true: its watermark
-// is the minimum over the senders (never below the previous one), its cut
-// the earliest, and it is Final once every sender is final.
+// sender that is Ahead; hold it back with its records instead. A marker may
+// end several epochs at once (a source that fell behind the clock ends all
+// the epochs it missed with one marker): m.Epoch is then the last of them.
+// If m completes the current epoch, Mark returns the aligned marker and
+// true: it ends every epoch that all senders have ended, its watermark is
+// the minimum over the senders (never below the previous one), its cut the
+// earliest, and it is Final once every sender is final.
 func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 	if a.Ahead(s) {
 		panic("progress: marker from a sender that is ahead of the current epoch")
 	}
-	if m.Epoch != a.current {
-		panic("progress: marker for an epoch other than the current one")
+	if m.Epoch < a.current {
+		panic("progress: marker for an epoch that has already ended")
 	}
 	a.next[s] = m.Epoch + 1
 	a.cut[s] = m.Cut
@@ -63,31 +65,51 @@ func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 		a.final[s] = true
 		a.wm[s] = MaxWatermark
 		a.live--
-	} else {
-		a.arrived++
 	}
-	if a.arrived < a.live {
-		return Marker{}, false
+	for s, n := range a.next {
+		if !a.final[s] && n <= a.current {
+			return Marker{}, false
+		}
 	}
 	return a.complete(), true
 }
 
 func (a *Aligner) complete() Marker {
-	out := Marker{Epoch: a.current, Watermark: MaxWatermark, Final: a.live == 0}
+	last := lastEnded(a)
+	out := Marker{Epoch: last, Watermark: MaxWatermark, Final: a.live == 0}
 	for s := range a.wm {
 		if a.wm[s] < out.Watermark {
 			out.Watermark = a.wm[s]
 		}
-		if a.next[s] == a.current+1 && a.cut[s] != 0 && (out.Cut == 0 || a.cut[s] < out.Cut) {
+		if a.cut[s] != 0 && (out.Cut == 0 || a.cut[s] < out.Cut) {
 			out.Cut = a.cut[s]
 		}
+		a.cut[s] = 0
 	}
 	if out.Watermark < a.lastWm {
 		out.Watermark = a.lastWm
 	}
 	a.lastWm = out.Watermark
-	a.current++
-	a.arrived = 0
+	a.current = last + 1
 	a.done = out.Final
 	return out
+}
+
+// lastEnded is the last epoch every sender has ended: the lowest over the
+// live senders, or the highest of all once every sender is final.
+func lastEnded(a *Aligner) Epoch {
+	low, high, live := Epoch(0), a.current, false
+	for s, n := range a.next {
+		if n == 0 {
+			continue
+		}
+		high = max(high, n-1)
+		if !a.final[s] && (!live || n-1 < low) {
+			low, live = n-1, true
+		}
+	}
+	if !live {
+		return high
+	}
+	return low
 }

@@ -55,6 +55,28 @@ func TestAlignerFinalSenders(t *testing.T) {
 // against a plain model that every epoch completes once, in order, with the
 // minimum watermark, and that held-back messages are exactly those of senders
 // ahead.
+func TestAlignerSkippedEpochs(t *testing.T) {
+	a := NewAligner(2)
+	// Sender 0 fell behind the clock and ends epochs 0..4 at once.
+	if _, ok := a.Mark(0, Marker{Epoch: 4, Watermark: 50}); ok {
+		t.Fatal("completed before sender 1 ended epoch 0")
+	}
+	out, ok := a.Mark(1, Marker{Epoch: 0, Watermark: 10})
+	if !ok || out.Epoch != 0 || out.Watermark != 10 {
+		t.Fatalf("got %v %v; want epoch 0 wm 10", out, ok)
+	}
+	if !a.Ahead(0) || a.Ahead(1) {
+		t.Fatal("sender 0 must stay ahead until epoch 4 ends everywhere")
+	}
+	out, ok = a.Mark(1, Marker{Epoch: 6, Watermark: 70})
+	if !ok || out.Epoch != 4 || out.Watermark != 50 {
+		t.Fatalf("got %v %v; want epochs 1..4 ended at once, wm 50", out, ok)
+	}
+	if a.Ahead(0) || !a.Ahead(1) || a.Current() != 5 {
+		t.Fatalf("after epoch 4: Ahead(0)=%v Ahead(1)=%v Current=%d; want false true 5", a.Ahead(0), a.Ahead(1), a.Current())
+	}
+}
+
 func TestAlignerRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 500; trial++ {
@@ -146,6 +168,70 @@ func TestAlignerRandom(t *testing.T) {
 			if m.Final != (e == maxLast) {
 				t.Fatalf("trial %d: epoch %d final=%v", trial, e, m.Final)
 			}
+		}
+	}
+}
+
+// TestAlignerRandomJumps lets senders end several epochs with one marker
+// and checks the properties the runtime relies on: completions are in
+// increasing epoch order, each only once every sender has ended it, the
+// watermark never goes back, nothing is held back forever, and the last
+// completion is final and covers every sender's last epoch.
+func TestAlignerRandomJumps(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 1000; trial++ {
+		n := 1 + r.IntN(4)
+		queues := make([][]Marker, n)
+		maxEpoch := Epoch(0)
+		for s := range queues {
+			e := Epoch(r.IntN(3))
+			for k := 0; k < 1+r.IntN(6); k++ {
+				queues[s] = append(queues[s], Marker{Epoch: e, Watermark: int64(e) * 10})
+				e += Epoch(1 + r.IntN(3))
+			}
+			queues[s][len(queues[s])-1].Final = true
+			maxEpoch = max(maxEpoch, queues[s][len(queues[s])-1].Epoch)
+		}
+		a := NewAligner(n)
+		delivered := make([]Epoch, n)
+		has := make([]bool, n)
+		var got []Marker
+		for steps := 0; ; steps++ {
+			var ready []int
+			for s := range queues {
+				if len(queues[s]) > 0 && !a.Ahead(s) {
+					ready = append(ready, s)
+				}
+			}
+			if len(ready) == 0 {
+				break
+			}
+			s := ready[r.IntN(len(ready))]
+			m := queues[s][0]
+			queues[s] = queues[s][1:]
+			delivered[s], has[s] = m.Epoch, true
+			out, ok := a.Mark(s, m)
+			if !ok {
+				continue
+			}
+			for x := range delivered {
+				if !has[x] || (delivered[x] < out.Epoch && len(queues[x]) > 0) {
+					t.Fatalf("trial %d: epoch %d completed before sender %d ended it", trial, out.Epoch, x)
+				}
+			}
+			if len(got) > 0 && (out.Epoch <= got[len(got)-1].Epoch || out.Watermark < got[len(got)-1].Watermark) {
+				t.Fatalf("trial %d: completion %v after %v", trial, out, got[len(got)-1])
+			}
+			got = append(got, out)
+		}
+		for s := range queues {
+			if len(queues[s]) > 0 {
+				t.Fatalf("trial %d: sender %d stuck with %d markers", trial, s, len(queues[s]))
+			}
+		}
+		last := got[len(got)-1]
+		if !last.Final || last.Epoch != maxEpoch || !a.Done() {
+			t.Fatalf("trial %d: last completion %v; want final at epoch %d", trial, last, maxEpoch)
 		}
 	}
 }

@@ -20,6 +20,10 @@ type SourceTask interface {
 	Poll() (int, error)
 	// Mark ends an epoch: it passes the marker through the chain.
 	Mark(m progress.Marker) error
+	// Close releases the reader. The runtime calls it once, however the
+	// source stops: at the end of its input, on an error or on
+	// cancellation.
+	Close() error
 }
 
 // InputTask is one instance of an operator fed through an inbox.
@@ -54,9 +58,9 @@ type EpochStats struct {
 	Final   bool
 }
 
-// Message is what travels through an inbox: a batch or a marker.
+// Message is what travels through an inbox: a batch, or a marker if Batch
+// is nil.
 type Message struct {
-	Sender int
 	Batch  any
 	Marker progress.Marker
 }
@@ -109,7 +113,7 @@ func (r *Runtime) Records() int64 { return r.records.Load() }
 // NewInbox makes the inbox of one task instance, holding up to depth
 // messages.
 func (r *Runtime) NewInbox(name string, instance, depth int) *Inbox {
-	return &Inbox{ch: make(chan Message, depth), rt: r, name: fmt.Sprintf("%s#%d", name, instance)}
+	return &Inbox{rt: r, name: fmt.Sprintf("%s#%d", name, instance), depth: depth, ready: make(chan struct{}, 1)}
 }
 
 // AddSource registers a source instance. A terminal source is one whose
@@ -184,12 +188,21 @@ func (r *Runtime) Run(ctx context.Context) error {
 var errStopped = errors.New("runtime: stopped")
 
 func (r *Runtime) runSource(s *sourceSpec) error {
+	err := r.pollSource(s)
+	if cerr := s.task.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (r *Runtime) pollSource(s *sourceSpec) error {
 	terminal := s.terminal
 	var epoch progress.Epoch
 	count := 0
 	idle := 0
-	mark := func(final bool) error {
-		m := progress.Marker{Epoch: epoch, Watermark: progress.NoWatermark, Cut: time.Now().UnixNano(), Final: final}
+	// mark ends every epoch up to and including last.
+	mark := func(last progress.Epoch, final bool) error {
+		m := progress.Marker{Epoch: last, Watermark: progress.NoWatermark, Cut: time.Now().UnixNano(), Final: final}
 		if final {
 			m.Watermark = progress.MaxWatermark
 		}
@@ -199,7 +212,7 @@ func (r *Runtime) runSource(s *sourceSpec) error {
 		if terminal >= 0 {
 			r.tracker.complete(terminal, m)
 		}
-		epoch++
+		epoch = last + 1
 		count = 0
 		return nil
 	}
@@ -215,24 +228,23 @@ func (r *Runtime) runSource(s *sourceSpec) error {
 			count += n
 			idle = 0
 		}
-		if err == io.EOF {
-			return mark(true)
+		if errors.Is(err, io.EOF) {
+			return mark(epoch, true)
 		}
 		if err != nil {
 			return err
 		}
 		if r.cfg.Records > 0 {
 			if count >= r.cfg.Records {
-				if err := mark(false); err != nil {
+				if err := mark(epoch, false); err != nil {
 					return err
 				}
 			}
-		} else {
-			now := time.Since(r.start)
-			for progress.Epoch(now/r.cfg.Interval) > epoch {
-				if err := mark(false); err != nil {
-					return err
-				}
+		} else if wall := progress.Epoch(time.Since(r.start) / r.cfg.Interval); wall > epoch {
+			// One marker ends every epoch the clock has passed: a source
+			// that fell behind catches up instead of sending empty epochs.
+			if err := mark(wall-1, false); err != nil {
+				return err
 			}
 		}
 		if n == 0 {
@@ -246,21 +258,16 @@ func (r *Runtime) runSource(s *sourceSpec) error {
 
 func (r *Runtime) runTask(t *taskSpec) error {
 	in := t.inbox
-	al := progress.NewAligner(len(in.ports))
-	var held [][]Message
-	var handle func(m Message) error
-	handle = func(m Message) error {
-		if al.Ahead(m.Sender) {
-			if held == nil {
-				held = make([][]Message, len(in.ports))
-			}
-			held[m.Sender] = append(held[m.Sender], m)
-			return nil
-		}
+	n := len(in.chans)
+	if n == 0 {
+		return fmt.Errorf("runtime: task %s has no senders", in.name)
+	}
+	al := progress.NewAligner(n)
+	handle := func(s int, m Message) error {
 		if m.Batch != nil {
-			return t.task.Batch(in.ports[m.Sender], m.Batch)
+			return t.task.Batch(in.ports[s], m.Batch)
 		}
-		out, ok := al.Mark(m.Sender, m.Marker)
+		out, ok := al.Mark(s, m.Marker)
 		if !ok {
 			return nil
 		}
@@ -270,29 +277,40 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		if t.terminal >= 0 {
 			r.tracker.complete(t.terminal, out)
 		}
-		if held == nil {
-			return nil
-		}
-		pending := held
-		held = nil
-		for _, q := range pending {
-			for _, x := range q {
-				if err := handle(x); err != nil {
-					return err
-				}
-			}
-		}
 		return nil
 	}
-	if len(in.ports) == 0 {
-		return fmt.Errorf("runtime: task %s has no senders", in.name)
-	}
+	next := 0
 	for !al.Done() {
-		select {
-		case m := <-in.ch:
-			if err := handle(m); err != nil {
-				return err
+		// One message from each sender that is not ahead of the current
+		// epoch, round robin; senders that are ahead are not read, so
+		// they block when their channel fills up.
+		got := false
+		for k := 0; k < n; k++ {
+			s := next + k
+			if s >= n {
+				s -= n
 			}
+			if al.Ahead(s) {
+				continue
+			}
+			select {
+			case m := <-in.chans[s]:
+				got = true
+				if err := handle(s, m); err != nil {
+					return err
+				}
+			default:
+			}
+		}
+		next++
+		if next == n {
+			next = 0
+		}
+		if got {
+			continue
+		}
+		select {
+		case <-in.ready:
 		case <-r.done:
 			return errStopped
 		}

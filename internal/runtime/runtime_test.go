@@ -39,6 +39,8 @@ func (s *countSource) Mark(m progress.Marker) error {
 	return nil
 }
 
+func (s *countSource) Close() error { return nil }
+
 // sumTask adds up what it receives and records each epoch's sum.
 type sumTask struct {
 	mu     sync.Mutex

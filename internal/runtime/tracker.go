@@ -49,19 +49,21 @@ func (t *tracker) complete(i int, m progress.Marker) {
 		}
 	}
 	now := time.Now().UnixNano()
+	if allFinal {
+		low = maxNext(t.next)
+	}
+	// Epochs can be skipped (a marker may end several); report those that
+	// some terminal ended, in order.
 	for t.done < low {
 		e := t.done
-		if _, ok := t.cut[e]; !ok && !allFinal {
-			break
+		t.done++
+		cut, ok := t.cut[e]
+		if !ok {
+			continue
 		}
-		if _, ok := t.cut[e]; !ok {
-			break
-		}
-		st := EpochStats{Epoch: e, Watermark: t.wm[e], Latency: time.Duration(now - t.cut[e])}
-		st.Final = allFinal && e+1 >= maxNext(t.next)
+		st := EpochStats{Epoch: e, Watermark: t.wm[e], Latency: time.Duration(now - cut), Final: allFinal && t.done == low}
 		delete(t.cut, e)
 		delete(t.wm, e)
-		t.done++
 		if t.onEpoch != nil {
 			t.onEpoch(st)
 		}

@@ -16,6 +16,16 @@ type Set[A any] struct {
 	W []Win[A]
 }
 
+// Find returns the window [start, end), or nil.
+func (s *Set[A]) Find(start, end int64) *Win[A] {
+	for i := range s.W {
+		if s.W[i].Start == start && s.W[i].End == end {
+			return &s.W[i]
+		}
+	}
+	return nil
+}
+
 // Get returns the window [start, end), creating it with acc init if absent.
 func (s *Set[A]) Get(start, end int64, init func() A) *Win[A] {
 	for i := range s.W {

@@ -38,18 +38,18 @@ func (s Spec) Validate() error {
 	switch s.Kind {
 	case Tumbling:
 		if s.Size <= 0 {
-			return fmt.Errorf("window: tumbling size %dms must be positive", s.Size)
+			return fmt.Errorf("window: tumbling size %dms must be at least 1ms", s.Size)
 		}
 	case Sliding:
 		if s.Size <= 0 || s.Slide <= 0 {
-			return fmt.Errorf("window: sliding size %dms and slide %dms must be positive", s.Size, s.Slide)
+			return fmt.Errorf("window: sliding size %dms and slide %dms must be at least 1ms", s.Size, s.Slide)
 		}
 		if s.Slide > s.Size {
 			return fmt.Errorf("window: sliding slide %dms is longer than size %dms, which leaves records in no window", s.Slide, s.Size)
 		}
 	case Session:
 		if s.Gap <= 0 {
-			return fmt.Errorf("window: session gap %dms must be positive", s.Gap)
+			return fmt.Errorf("window: session gap %dms must be at least 1ms", s.Gap)
 		}
 	case Global:
 	default:

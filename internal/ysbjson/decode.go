@@ -44,10 +44,9 @@ func fieldOf(key string) int {
 	return -1
 }
 
-// Decode decodes one event from a JSON object. The string fields of the
-// result are substrings of line unless they contain escapes, so Decode
-// does not allocate for well-formed input without escapes.
-func Decode(line string) (gen.YSBEvent, error) {
+// decodeFull is the general form of Decode: it follows the whole grammar
+// and reports what is wrong with a line that Decode's fast path declines.
+func decodeFull(line string) (gen.YSBEvent, error) {
 	var vals [numFields]string
 	var kinds [numFields]kind
 	s := line

@@ -29,12 +29,23 @@ func FuzzDecode(f *testing.F) {
 		`[]`,
 		`null`,
 		``,
+		" { \"user_id\" : \"u\" ,\n\"page_id\":\"p\",\"ad_id\":\"a\",\"ad_type\":\"t\",\"event_type\":\"e\",\"ip_address\":\"i\",\"event_time\" : 5 } ",
+		`{"event_time":-123456789012345678,` + smallFields + `}`,
+		`{"event_time":"123456789012345678",` + smallFields + `}`,
+		`{"event_time":05,` + smallFields + `}`,
+		`{"event_time":1e3,` + smallFields + `}`,
+		`{"ad_id":7,` + smallFields + `,"event_time":"5"}`,
+		`{"user_idx":1,"event_types":2,"ad_i":3,` + smallFields + `,"event_time":"5"}`,
 	}
 	for _, s := range seeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		ev, err := Decode(line)
+		// The one-pass decoder agrees with the general one, errors included.
+		if fev, ferr := decodeFull(line); ev != fev || (err == nil) != (ferr == nil) || err != nil && err.Error() != ferr.Error() {
+			t.Fatalf("Decode(%q) = %+v, %v; decodeFull = %+v, %v", line, ev, err, fev, ferr)
+		}
 		if !json.Valid([]byte(line)) {
 			if err == nil {
 				t.Fatalf("Decode accepted invalid JSON %q: %+v", line, ev)

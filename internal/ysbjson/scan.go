@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth is the deepest nesting of objects and arrays accepted, the same
@@ -68,16 +69,37 @@ func skipWS(s string, i int) int {
 // unquoted (it has escapes or invalid UTF-8), and the index after the
 // closing quote.
 func scanString(s string, i int) (raw string, slow bool, end int, err error) {
-	j := i + 1
+	return scanStringFrom(s, i, plainEnd(s, i+1))
+}
+
+// plainEnd returns the index of the first byte of s at or after j that is
+// not plain (see plain), or len(s) if there is none.
+func plainEnd(s string, j int) int {
 	for ; j+8 <= len(s); j += 8 {
-		if m := special(load64(s, j)); m != 0 {
-			j += bits.TrailingZeros64(m) >> 3
-			break
+		if m := special(loadAt(s, j)); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
 		}
+	}
+	if j >= len(s) {
+		return len(s)
+	}
+	if len(s) >= 8 {
+		// The last word of s, shifted so that s[j] is its low byte. The
+		// bytes shifted in are zero, which is not plain, so the result is
+		// at most len(s).
+		b := len(s) - 8
+		m := special(load64(s, b) >> (uint(j-b) * 8))
+		return j + bits.TrailingZeros64(m)>>3
 	}
 	for j < len(s) && plain[s[j]] {
 		j++
 	}
+	return j
+}
+
+// scanStringFrom is scanString for a string literal whose bytes from i+1
+// up to j are known to be plain.
+func scanStringFrom(s string, i, j int) (raw string, slow bool, end int, err error) {
 	for j < len(s) {
 		c := s[j]
 		switch {
@@ -123,13 +145,25 @@ func load64(s string, i int) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
+// loadAt is load64 without the bounds check, for loops whose condition
+// already ensures 0 <= i && i+8 <= len(s).
+func loadAt(s string, i int) uint64 {
+	b := (*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
 // special sets the high bit of each byte of x that is not plain (see
 // plain). Bits above the lowest set one may be false positives.
 func special(x uint64) uint64 {
 	const ones = 0x0101010101010101
+	// A byte below 0x80 has its high bit set by x^c - 1 only when it is c,
+	// and by x - 0x20 only when it is a control character, leaving borrows
+	// aside; a borrow comes from a lower byte that is not plain, so the
+	// lowest bit set is exact. Bytes from 0x80 up are caught by x itself.
 	q := x ^ (ones * '"')
 	b := x ^ (ones * '\\')
-	return ((q-ones)&^q | (b-ones)&^b | (x - ones*0x20) | x) & (ones * 0x80)
+	return ((q - ones) | (b - ones) | (x - ones*0x20) | x) & (ones * 0x80)
 }
 
 func isHex(c byte) bool {

@@ -1,0 +1,69 @@
+package weir_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+)
+
+// countingInput counts opened and closed readers; failOpen makes the open
+// of that instance fail.
+type countingInput struct {
+	opened, closed *atomic.Int64
+	failOpen       int
+}
+
+func (c countingInput) Open(ctx weir.SourceContext) (weir.Reader[int], error) {
+	if ctx.Instance == c.failOpen {
+		return nil, errors.New("cannot open")
+	}
+	c.opened.Add(1)
+	return &endlessReader{closed: c.closed, buf: make([]int, 64)}, nil
+}
+
+type endlessReader struct {
+	closed *atomic.Int64
+	buf    []int
+}
+
+func (r *endlessReader) Read() ([]int, error) { return r.buf, nil }
+func (r *endlessReader) Close() error         { r.closed.Add(1); return nil }
+
+// TestReadersClosedOnEveryExit checks that every opened reader is closed
+// when a sink fails, when the context is cancelled and when another
+// instance's reader fails to open.
+func TestReadersClosedOnEveryExit(t *testing.T) {
+	sinkErr := errors.New("disk full")
+	tests := []struct {
+		name     string
+		failOpen int
+		sink     weir.Output[int]
+		timeout  time.Duration
+		want     error
+	}{
+		{"sink error", -1, weir.SinkFunc[int](func([]int) error { return sinkErr }), time.Minute, sinkErr},
+		{"cancel", -1, weir.SinkFunc[int](func([]int) error { return nil }), 50 * time.Millisecond, context.DeadlineExceeded},
+		{"open fails", 2, weir.SinkFunc[int](func([]int) error { return nil }), time.Minute, nil},
+	}
+	for _, tt := range tests {
+		var opened, closed atomic.Int64
+		job := weir.NewJob("close", weir.Workers(3))
+		weir.Sink(weir.Source(job, "src", countingInput{&opened, &closed, tt.failOpen}), tt.sink, weir.Parallelism(3))
+		ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+		err := job.Run(ctx)
+		cancel()
+		if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) {
+			t.Errorf("%s: Run = %v; want %v", tt.name, err, tt.want)
+		}
+		if opened.Load() == 0 && tt.failOpen != 0 {
+			t.Errorf("%s: no reader was opened", tt.name)
+		}
+		if opened.Load() != closed.Load() {
+			t.Errorf("%s: %d readers opened, %d closed", tt.name, opened.Load(), closed.Load())
+		}
+	}
+}
