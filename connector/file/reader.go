@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/weirstream/weir"
 )
@@ -207,11 +208,18 @@ func (r *reader[T]) begin() error {
 // fill reads the next chunk of the file, keeping the unread rest of the
 // current one at its start. A line longer than half the buffer grows it, so
 // that each read is big.
+//
+// Every chunk is read into a buffer of its own, which then becomes the
+// string the decoder's substrings point into (without a copy): the
+// previous chunk's buffer may still be referenced by records in flight, so
+// it is never written again.
 func (r *reader[T]) fill() error {
 	rest := r.s[r.p:]
-	if len(rest) > len(r.buf)/2 {
-		r.buf = make([]byte, 2*len(r.buf))
+	size := len(r.buf)
+	if len(rest) > size/2 {
+		size *= 2
 	}
+	r.buf = make([]byte, size)
 	n := copy(r.buf, rest)
 	m, err := r.f.ReadAt(r.buf[n:], r.off+int64(len(r.s)))
 	switch {
@@ -221,7 +229,10 @@ func (r *reader[T]) fill() error {
 		return fmt.Errorf("file: %w", err)
 	}
 	r.off += int64(r.p)
-	r.s, r.p = string(r.buf[:n+m]), 0
+	r.s, r.p = "", 0
+	if n+m > 0 {
+		r.s = unsafe.String(&r.buf[0], n+m)
+	}
 	return nil
 }
 
