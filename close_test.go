@@ -3,6 +3,7 @@ package weir_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -65,5 +66,16 @@ func TestReadersClosedOnEveryExit(t *testing.T) {
 		if opened.Load() != closed.Load() {
 			t.Errorf("%s: %d readers opened, %d closed", tt.name, opened.Load(), closed.Load())
 		}
+	}
+}
+
+func TestPanicNamesTheOperator(t *testing.T) {
+	job := weir.NewJob("panic", weir.Workers(2))
+	src := weir.Source(job, "numbers", weir.SliceSource[int]{Records: []int{1, 2, 0, 4}})
+	inv := weir.Map(src, func(x int) int { return 12 / x }, weir.Name("divide"))
+	weir.Sink(weir.Filter(inv, func(int) bool { return true }), weir.SinkFunc[int](func([]int) error { return nil }))
+	err := job.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "panic: divide: runtime error: integer divide by zero") {
+		t.Fatalf("Run = %v; want a panic naming the divide operator", err)
 	}
 }

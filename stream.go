@@ -3,6 +3,7 @@ package weir
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
@@ -87,13 +88,53 @@ func stateless[T, U any](s Stream[T], op string, opts []Option, mk func(out push
 	n := j.add(&node{name: c.name, op: op, kind: plan.Stateless, par: c.parallelism, ports: singlePort[U]()})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
 	n.newOp = func(inst int, outs []any) (any, error) {
-		return mk(outs[0].(pusher[U])), nil
+		return &guard[T]{name: n.name, p: mk(outs[0].(pusher[U]))}, nil
 	}
 	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
-		return &passTask[T]{out: mk(outs[0].(pusher[U]))}, nil
+		return &passTask[T]{out: &guard[T]{name: n.name, p: mk(outs[0].(pusher[U]))}}, nil
 	}
 	return Stream[U]{job: j, node: n, timed: s.timed}
 }
+
+// guard names the operator in a panic raised by its function, so that the
+// error says which fused operator failed rather than only the head of its
+// chain. It costs one deferred call per batch.
+type guard[T any] struct {
+	name string
+	p    pusher[T]
+}
+
+func (g *guard[T]) push(b *batch[T]) (err error) {
+	defer g.recover(&err)
+	return g.p.push(b)
+}
+
+func (g *guard[T]) mark(m progress.Marker) (err error) {
+	defer g.recover(&err)
+	return g.p.mark(m)
+}
+
+func (g *guard[T]) recover(err *error) {
+	if p := recover(); p != nil {
+		if pe, ok := p.(opPanic); ok {
+			panic(pe) // raised further down the chain; already named
+		}
+		panic(opPanic{op: g.name, v: p, stack: debug.Stack()})
+	}
+}
+
+// opPanic is a panic in an operator's function, with the operator's name.
+// The runtime recovers it and fails the job with it.
+type opPanic struct {
+	op    string
+	v     any
+	stack []byte
+}
+
+func (p opPanic) String() string { return fmt.Sprintf("%s: %v", p.op, p.v) }
+
+// Stack is where the panic was raised.
+func (p opPanic) Stack() []byte { return p.stack }
 
 // passTask feeds batches from an inbox into a chain.
 type passTask[T any] struct{ out pusher[T] }

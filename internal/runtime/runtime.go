@@ -157,7 +157,11 @@ func (r *Runtime) Run(ctx context.Context) error {
 			defer wg.Done()
 			defer func() {
 				if p := recover(); p != nil {
-					r.fail(fmt.Errorf("%s#%d: panic: %v\n%s", name, instance, p, runtimedebug.Stack()))
+					stack := runtimedebug.Stack()
+					if sp, ok := p.(interface{ Stack() []byte }); ok {
+						stack = sp.Stack() // where it was raised, before re-panics
+					}
+					r.fail(fmt.Errorf("%s#%d: panic: %v\n%s", name, instance, p, stack))
 				}
 			}()
 			if err := f(); err != nil && !errors.Is(err, errStopped) {
