@@ -15,7 +15,12 @@ import (
 //
 // Each instance tracks its own maximum; downstream operators take the
 // minimum over their inputs. An instance that has seen no record yet holds
-// the watermark back until it sees one or its input ends.
+// the watermark back until it sees one or its input ends; there is no
+// idleness timeout, so a source split that stays empty (more instances than
+// partitions, say) holds back every window until the input ends. Give
+// EventTime the parallelism of its source: an instance fed by several
+// source splits sees their maximum, and its watermark can run ahead of the
+// slower splits.
 func EventTime[T any](s Stream[T], ts func(T) int64, maxOutOfOrder time.Duration, opts ...Option) Stream[T] {
 	delay := maxOutOfOrder.Milliseconds()
 	if maxOutOfOrder < 0 {

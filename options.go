@@ -48,9 +48,13 @@ func BatchInterval(d time.Duration) JobOption {
 // instance instead of by time.
 func EpochRecords(n int) JobOption { return func(c *jobConfig) { c.epochRecords = n } }
 
-// KeyGroups sets the number of key groups (default 128). It bounds the
-// parallelism of keyed operators.
-func KeyGroups(k int) JobOption { return func(c *jobConfig) { c.keyGroups = max(1, k) } }
+// KeyGroups sets the number of key groups (default 128, at most 32768). It
+// bounds the parallelism of keyed operators.
+func KeyGroups(k int) JobOption {
+	return func(c *jobConfig) { c.keyGroups = min(max(1, k), maxKeyGroups) }
+}
+
+const maxKeyGroups = 1 << 15
 
 // BatchSize sets how many records an exchange packs into one batch (default
 // 1024).
