@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/gen"
-	"github.com/weirstream/weir/internal/ysb"
+	"github.com/weirstream/weir/jobs/ysb"
 )
 
 func benchYSBCmd() *cobra.Command {

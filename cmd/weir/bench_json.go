@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/weirstream/weir/connector/gen"
-	"github.com/weirstream/weir/internal/ysb"
-	"github.com/weirstream/weir/internal/ysbjson"
+	"github.com/weirstream/weir/jobs/ysb"
+	"github.com/weirstream/weir/jobs/ysbjson"
 )
 
 func benchYSBJSONCmd() *cobra.Command {

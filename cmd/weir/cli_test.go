@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/connector/gen"
-	"github.com/weirstream/weir/internal/wordcount"
-	"github.com/weirstream/weir/internal/ysb"
+	"github.com/weirstream/weir/jobs/wordcount"
+	"github.com/weirstream/weir/jobs/ysb"
 )
 
 // weirBin is the weir binary built once for the tests.

@@ -8,8 +8,8 @@ import (
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
-	"github.com/weirstream/weir/internal/wordcount"
-	"github.com/weirstream/weir/internal/ysb"
+	"github.com/weirstream/weir/jobs/wordcount"
+	"github.com/weirstream/weir/jobs/ysb"
 )
 
 func explainCmd() *cobra.Command {

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
-	"github.com/weirstream/weir/internal/wordcount"
+	"github.com/weirstream/weir/jobs/wordcount"
 )
 
 func runWordcountCmd() *cobra.Command {

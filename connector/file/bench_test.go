@@ -11,7 +11,7 @@ import (
 
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/gen"
-	"github.com/weirstream/weir/internal/ysbjson"
+	"github.com/weirstream/weir/jobs/ysbjson"
 )
 
 // benchFile writes a file of about size bytes of YSB events, as JSON lines

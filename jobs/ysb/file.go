@@ -15,7 +15,7 @@ import (
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
-	"github.com/weirstream/weir/internal/ysbjson"
+	"github.com/weirstream/weir/jobs/ysbjson"
 )
 
 // LoadCampaigns reads an "ad_id,campaign_id" CSV file with that header.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/gen"
-	"github.com/weirstream/weir/internal/ysb"
+	"github.com/weirstream/weir/jobs/ysb"
 )
 
 // windowBase is the event time of the first generated event: not on a

@@ -16,7 +16,7 @@ import (
 
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
-	"github.com/weirstream/weir/internal/wordcount"
+	"github.com/weirstream/weir/jobs/wordcount"
 )
 
 // vocabulary returns n words: plain ASCII, non-ASCII letters, punctuation,
