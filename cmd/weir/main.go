@@ -1,10 +1,3 @@
-// Command weir runs Weir's built-in jobs and benchmarks.
-//
-//	weir run ysb                       # YSB on the built-in generator
-//	weir run ysb --events F --campaigns M --out O
-//	weir run wordcount --input F... --out O
-//	weir bench ysb --events N --workers W
-//	weir explain ysb
 package main
 
 import (
