@@ -33,13 +33,13 @@ func TestCombinerSwitchesOffAndOn(t *testing.T) {
 		src := weir.EventTime(weir.Source(job, "src", weir.SliceSource[rec]{Records: in, BatchSize: 100}),
 			func(r rec) int64 { return r.TS }, time.Millisecond)
 		counts := weir.Count(weir.Window(weir.KeyBy(src, func(r rec) int { return r.K }), weir.Tumbling(time.Second)))
-		c := &collect[weir.WindowResult[int, int64]]{}
+		c := &weir.Collect[weir.WindowResult[int, int64]]{}
 		weir.Sink(counts, c)
 		if err := job.Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		got := map[[2]int64]int64{}
-		for _, r := range c.out {
+		for _, r := range c.Records() {
 			got[[2]int64{int64(r.Key), r.Start}] += r.Value
 		}
 		if len(got) != len(want) {

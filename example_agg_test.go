@@ -1,7 +1,9 @@
 package weir_test
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/weirstream/weir"
@@ -249,4 +251,17 @@ func ExampleJob_Metrics() {
 	runJob(job)
 	fmt.Println("records:", job.Metrics().Records)
 	// Output: records: 10
+}
+
+func ExampleCollect() {
+	job := weir.NewJob("collect", weir.Workers(2))
+	out := &weir.Collect[int]{}
+	weir.Sink(weir.Source(job, "numbers", weir.SliceSource[int]{Records: []int{3, 1, 2}}), out)
+	if err := job.Run(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	got := out.Records()
+	slices.Sort(got)
+	fmt.Println(got)
+	// Output: [1 2 3]
 }

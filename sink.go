@@ -1,5 +1,7 @@
 package weir
 
+import "sync"
+
 // Output is a connector that consumes the records of a stream (the Sink
 // function attaches one to a stream). Write receives batches of records
 // that it may read only during the call (copy what must be kept). By default
@@ -29,3 +31,29 @@ func (f SinkFunc[T]) Write(batch []T) error { return f(batch) }
 
 // Close implements Output.
 func (f SinkFunc[T]) Close() error { return nil }
+
+// Collect is an Output that keeps every record it receives, for tests and
+// for results small enough to hold in memory. It is safe for concurrent
+// use, so it may back a sink with several instances.
+type Collect[T any] struct {
+	mu   sync.Mutex
+	recs []T
+}
+
+// Write implements Output.
+func (c *Collect[T]) Write(batch []T) error {
+	c.mu.Lock()
+	c.recs = append(c.recs, batch...)
+	c.mu.Unlock()
+	return nil
+}
+
+// Close implements Output.
+func (c *Collect[T]) Close() error { return nil }
+
+// Records returns a copy of the records received so far.
+func (c *Collect[T]) Records() []T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]T(nil), c.recs...)
+}

@@ -195,6 +195,10 @@ func (o *mapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
 // MapRef is Map with a function that reads the record through a pointer,
 // which saves copying large records (structs of many fields) on every call.
 // f must not keep the pointer or modify the record.
+//
+// mapRefOp and filterRefOp repeat the loops of mapOp and filterOp on
+// purpose: wrapping one kind of function in the other would add a call per
+// record on the hot path.
 func MapRef[T, U any](s Stream[T], f func(*T) U, opts ...Option) Stream[U] {
 	return stateless(s, "map", opts, func(out pusher[U]) pusher[T] { return &mapRefOp[T, U]{f: f, out: out} })
 }

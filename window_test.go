@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,20 +17,6 @@ type event struct {
 	TS  int64
 	Val int64
 }
-
-// collect is a thread-safe collecting Output.
-type collect[T any] struct {
-	mu  sync.Mutex
-	out []T
-}
-
-func (c *collect[T]) Write(b []T) error {
-	c.mu.Lock()
-	c.out = append(c.out, b...)
-	c.mu.Unlock()
-	return nil
-}
-func (c *collect[T]) Close() error { return nil }
 
 // genEvents makes n events over keys, with timestamps increasing by 0..3 ms
 // per event, then displaced by up to disorder ms.
@@ -107,13 +92,13 @@ func TestWindowsAgainstModel(t *testing.T) {
 				func(e event) int64 { return e.TS }, 60*time.Millisecond)
 			ws := weir.Window(weir.KeyBy(src, func(e event) string { return e.Key }), tt.spec)
 			counts := weir.Count(ws)
-			c := &collect[weir.WindowResult[string, int64]]{}
+			c := &weir.Collect[weir.WindowResult[string, int64]]{}
 			weir.Sink(counts, c)
 			if err := job.Run(context.Background()); err != nil {
 				t.Fatalf("%s/%d: Run: %v", tt.name, workers, err)
 			}
 			got := map[wkey]int64{}
-			for _, r := range c.out {
+			for _, r := range c.Records() {
 				k := wkey{r.Key, r.Start, r.End}
 				if _, dup := got[k]; dup {
 					t.Fatalf("%s/%d: window %v emitted twice", tt.name, workers, k)

@@ -27,7 +27,7 @@ func explainCmd() *cobra.Command {
 				weir.Sink(ysb.Query(weir.Source(job, "events", g), ysb.FromAds(g.Ads()), 5*time.Second), &ysb.Collector{}, weir.Name("collect"))
 			case "wordcount":
 				lines := weir.Source(job, "lines", file.Lines([]string{"input.txt"}, file.Options{}))
-				weir.Sink(wordcount.Query(lines), &collector[wordcount.Result]{}, weir.Name("collect"))
+				weir.Sink(wordcount.Query(lines), &weir.Collect[wordcount.Result]{}, weir.Name("collect"))
 			default:
 				return fmt.Errorf("unknown job %q; want ysb or wordcount", args[0])
 			}

@@ -47,14 +47,14 @@ func runWordcountCmd() *cobra.Command {
 
 func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string) error {
 	job := weir.NewJob("wordcount", jf.options()...)
-	col := &collector[wordcount.Result]{}
+	col := &weir.Collect[wordcount.Result]{}
 	lines := weir.Source(job, "lines", file.Lines(inputs, file.Options{}))
 	weir.Sink(wordcount.Query(lines), col, weir.Name("collect"))
 	start := time.Now()
 	if err := job.Run(ctx); err != nil {
 		return err
 	}
-	res := col.out
+	res := col.Records()
 	wordcount.Sort(res)
 	f, err := createOut(out)
 	if err != nil {

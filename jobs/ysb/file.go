@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/weirstream/weir"
@@ -134,28 +133,15 @@ func RunFile(ctx context.Context, cfg FileConfig) (FileRun, error) {
 	return run, err
 }
 
-// Collector is an Output that keeps every result.
+// Collector keeps the results of a job; Sorted returns them in output
+// order.
 type Collector struct {
-	mu  sync.Mutex
-	out []Result
+	weir.Collect[Result]
 }
-
-// Write implements weir.Output.
-func (c *Collector) Write(b []Result) error {
-	c.mu.Lock()
-	c.out = append(c.out, b...)
-	c.mu.Unlock()
-	return nil
-}
-
-// Close implements weir.Output.
-func (c *Collector) Close() error { return nil }
 
 // Sorted returns the results sorted by campaign and window.
 func (c *Collector) Sorted() []Result {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := append([]Result(nil), c.out...)
+	out := c.Records()
 	Sort(out)
 	return out
 }
