@@ -92,8 +92,6 @@ type WindowedStream[K comparable, T any] struct {
 
 type lateHandle struct {
 	node *node // set when the window operator is built
-	want bool
-	ws   any
 }
 
 // Window cuts a keyed stream into windows.

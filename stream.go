@@ -22,8 +22,6 @@ type Stream[T any] struct {
 // Job returns the job the stream belongs to.
 func (s Stream[T]) Job() *Job { return s.job }
 
-func (s Stream[T]) valid() bool { return s.job != nil && s.node != nil }
-
 // plainInput is an edge from s that needs no key: forward, gather or
 // rebalance, decided by the plan.
 func plainInput[T any](s Stream[T], batchSize int) input {
