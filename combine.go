@@ -1,7 +1,9 @@
 package weir
 
 import (
+	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
@@ -24,12 +26,24 @@ import (
 // window can route it to its late output. When an epoch shows that
 // combining does not pay (most keys seen once), the exchange sends raw
 // records for a while and then tries again.
+//
+// The epoch's keys live in dense slices (keys, hashes, sets) indexed
+// through a hash table. String keys also go through a small cache indexed
+// by the address of the string's bytes: keys that come from a lookup table
+// (campaign ids, say) share their bytes, so most records find their entry
+// with one comparison, without hashing. Everything is forgotten at the
+// epoch's end, so the combiner never keeps input buffers alive.
 type combineEx[K comparable, T, A any] struct {
 	raw     *keyEx[K, T]
 	spec    window.Spec
 	init    func() A
 	add     func(A, T) A
-	parts   *state.Table[K, window.Set[A]]
+	index   *state.Table[K, int32]
+	keys    []K
+	hashes  []uint64
+	sets    []window.Set[A] // reused across epochs: sets[i].W keeps its capacity
+	strKeys bool
+	cache   *[cacheSlots]strEntry
 	wm      int64
 	tc      window.TumblingCache
 	cur     []*pbatch[K, A]
@@ -38,6 +52,17 @@ type combineEx[K comparable, T, A any] struct {
 	off     int // epochs left with combining off
 	records int // records combined in this epoch
 	partial int // partials produced in this epoch
+}
+
+const cacheSlots = 256
+
+// strEntry caches the entry of a string key by the address and length of
+// its bytes. A hit is exact: the same bytes hold the same string, and the
+// key kept in keys holds them alive until the cache is cleared.
+type strEntry struct {
+	p   uintptr
+	n   int
+	idx int32
 }
 
 // partial is a pre-aggregated window of one key.
@@ -66,9 +91,13 @@ func newCombineEx[K comparable, T, A any](key func(T) K, groups int, outlets []r
 		spec:  spec,
 		init:  init,
 		add:   add,
-		parts: state.NewTable[K, window.Set[A]](0),
+		index: state.NewTable[K, int32](0),
 		wm:    progress.NoWatermark,
 		size:  size,
+	}
+	if reflect.TypeFor[K]().Kind() == reflect.String {
+		c.strKeys = true
+		c.cache = new([cacheSlots]strEntry)
 	}
 	c.pool = &sync.Pool{New: func() any {
 		return &pbatch[K, A]{recs: make([]partial[K, A], 0, size), pool: c.pool}
@@ -112,6 +141,37 @@ func (c *combineEx[K, T, A]) push(b *batch[T]) error {
 	return nil
 }
 
+// entry returns the epoch's window set of key k. The pointer is valid
+// until the next call.
+func (c *combineEx[K, T, A]) entry(k K) *window.Set[A] {
+	if !c.strKeys {
+		return &c.sets[c.lookup(k)]
+	}
+	s := *(*string)(unsafe.Pointer(&k))
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	e := &c.cache[(p>>3^uintptr(len(s)))%cacheSlots]
+	if e.p != p || e.n != len(s) || p == 0 {
+		*e = strEntry{p: p, n: len(s), idx: c.lookup(k)}
+	}
+	return &c.sets[e.idx]
+}
+
+// lookup finds or adds k among the epoch's keys.
+func (c *combineEx[K, T, A]) lookup(k K) int32 {
+	h := c.raw.hash(k)
+	n := c.index.Len()
+	idx := c.index.Upsert(h, k)
+	if c.index.Len() > n {
+		*idx = int32(len(c.keys))
+		c.keys = append(c.keys, k)
+		c.hashes = append(c.hashes, h)
+		if len(c.sets) < len(c.keys) {
+			c.sets = append(c.sets, window.Set[A]{})
+		}
+	}
+	return *idx
+}
+
 // one combines record i of b, or sends it raw; it reports whether it
 // combined.
 func (c *combineEx[K, T, A]) one(b *batch[T], i int) (bool, error) {
@@ -126,8 +186,7 @@ func (c *combineEx[K, T, A]) one(b *batch[T], i int) (bool, error) {
 			return false, c.raw.one(b, i)
 		}
 		v := b.v[i]
-		k := c.raw.key(v)
-		set := c.parts.Upsert(c.raw.hash(k), k)
+		set := c.entry(c.raw.key(v))
 		w := set.Get(start, end, c.init)
 		w.Acc = c.add(w.Acc, v)
 		return true, nil
@@ -142,8 +201,7 @@ func (c *combineEx[K, T, A]) one(b *batch[T], i int) (bool, error) {
 		return false, c.raw.one(b, i)
 	}
 	v := b.v[i]
-	k := c.raw.key(v)
-	set := c.parts.Upsert(c.raw.hash(k), k)
+	set := c.entry(c.raw.key(v))
 	spec.Assign(ts, func(start, end int64) {
 		w := set.Get(start, end, c.init)
 		w.Acc = c.add(w.Acc, v)
@@ -153,27 +211,31 @@ func (c *combineEx[K, T, A]) one(b *batch[T], i int) (bool, error) {
 
 func (c *combineEx[K, T, A]) mark(m progress.Marker) error {
 	e := c.raw
-	var err error
-	c.parts.Range(func(h uint64, k K, set *window.Set[A]) bool {
+	for i, k := range c.keys {
+		h := c.hashes[i]
+		set := &c.sets[i]
+		t := e.owner[partition.KeyGroupOf(h, e.groups)]
 		for _, w := range set.W {
-			t := e.owner[partition.KeyGroupOf(h, e.groups)]
 			p := c.cur[t]
 			p.recs = append(p.recs, partial[K, A]{h: h, k: k, start: w.Start, end: w.End, acc: w.Acc})
 			c.partial++
 			if len(p.recs) >= c.size {
-				if err = c.flush(int(t)); err != nil {
-					return false
+				if err := c.flush(int(t)); err != nil {
+					return err
 				}
 			}
 		}
-		return true
-	})
-	if err != nil {
-		return err
+		clear(set.W)
+		set.W = set.W[:0]
 	}
 	// Forget the epoch's keys: they may point into input buffers, which
 	// must not be kept alive past the epoch.
-	c.parts.Clear()
+	clear(c.keys)
+	c.keys, c.hashes = c.keys[:0], c.hashes[:0]
+	c.index.Clear()
+	if c.cache != nil {
+		clear(c.cache[:])
+	}
 	for t := range c.cur {
 		if err := c.flush(t); err != nil {
 			return err
