@@ -3,11 +3,22 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
 
+// defaultGOGC is the garbage collector's target when GOGC is not set. A
+// stream processor allocates mostly short-lived input buffers (1 MiB file
+// chunks, pooled batches); collecting at 4x the live heap instead of 2x
+// halves the collections and the page faults of memory the runtime gave
+// back to the system, for a few times a small live heap in memory.
+const defaultGOGC = 400
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGOGC)
+	}
 	if err := rootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "weir:", err)
 		os.Exit(1)
