@@ -77,7 +77,7 @@ func TestAllocsFusedChain(t *testing.T) {
 	out := &countPusher[allocRec]{}
 	src := chain(out)
 	checkAllocs(t, "map/filter chain", func() {
-		if _, err := src.Poll(); err != nil {
+		if _, err := src.Poll(0); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -114,7 +114,7 @@ func TestAllocsKeyedExchange(t *testing.T) {
 	go func() { done <- rt.Run(context.Background()) }()
 
 	checkAllocs(t, "map/filter/keyed exchange", func() {
-		if _, err := src.Poll(); err != nil {
+		if _, err := src.Poll(0); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -79,3 +79,41 @@ func TestPanicNamesTheOperator(t *testing.T) {
 		t.Fatalf("Run = %v; want a panic naming the divide operator", err)
 	}
 }
+
+// epochCounter records how many records each epoch brought.
+type epochCounter struct {
+	n      int
+	counts []int
+}
+
+func (c *epochCounter) Write(b []int) error { c.n += len(b); return nil }
+func (c *epochCounter) Close() error        { return nil }
+func (c *epochCounter) EndEpoch(uint64) error {
+	c.counts = append(c.counts, c.n)
+	c.n = 0
+	return nil
+}
+
+// TestEpochRecordsExact checks that count-based epochs hold exactly N
+// records even when the reader returns much bigger batches.
+func TestEpochRecordsExact(t *testing.T) {
+	in := make([]int, 2550)
+	job := weir.NewJob("exact", weir.Workers(1), weir.EpochRecords(100))
+	c := &epochCounter{}
+	weir.Sink(weir.Source(job, "src", weir.SliceSource[int]{Records: in, BatchSize: 1000}), c)
+	if err := job.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range c.counts {
+		want := 100
+		if i == 25 {
+			want = 50 // the final epoch has the rest
+		}
+		if n != want {
+			t.Fatalf("epoch %d had %d records; want %d (all: %v)", i, n, want, c.counts)
+		}
+	}
+	if len(c.counts) != 26 {
+		t.Fatalf("%d epochs; want 26: %v", len(c.counts), c.counts)
+	}
+}

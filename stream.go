@@ -56,23 +56,39 @@ func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] 
 }
 
 type sourceTask[T any] struct {
-	r   Reader[T]
-	out pusher[T]
-	b   batch[T]
+	r    Reader[T]
+	out  pusher[T]
+	b    batch[T]
+	rest []T  // records of the last Read not pushed yet
+	err  error // error of the last Read, returned once rest is pushed
 }
 
-func (s *sourceTask[T]) Poll() (int, error) {
-	v, err := s.r.Read()
-	if len(v) > 0 {
-		s.b.v, s.b.sel = v, nil
-		if perr := s.out.push(&s.b); perr != nil {
-			return len(v), perr
+func (s *sourceTask[T]) Poll(limit int) (int, error) {
+	if len(s.rest) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		s.rest, s.err = s.r.Read()
+		if len(s.rest) == 0 {
+			err := s.err
+			s.err = nil
+			if err == nil {
+				return 0, nil
+			}
+			s.err = err // keep returning it
+			return 0, err
 		}
 	}
-	if err != nil {
-		return len(v), err
+	n := len(s.rest)
+	if limit > 0 && n > limit {
+		n = limit
 	}
-	return len(v), nil
+	s.b.v, s.b.sel = s.rest[:n:n], nil
+	s.rest = s.rest[n:]
+	if err := s.out.push(&s.b); err != nil {
+		return n, err
+	}
+	return n, nil
 }
 
 func (s *sourceTask[T]) Mark(m progress.Marker) error { return s.out.mark(m) }

@@ -10,7 +10,7 @@ type Options struct {
 	// DeadLetter, if set, receives the lines the decoder rejects, and the
 	// reader goes on. Without it, a rejected line fails the job.
 	DeadLetter *DeadLetter
-	// BatchSize is the largest number of records per Read (default 1024).
+	// BatchSize is the largest number of records per Read (default 4096).
 	BatchSize int
 	// Header skips the first line of each file.
 	Header bool
@@ -20,7 +20,7 @@ type Options struct {
 }
 
 const (
-	defaultBatchSize = 1024
+	defaultBatchSize = 4096
 	defaultChunkSize = 1 << 20
 )
 

@@ -373,17 +373,18 @@ func TestReadAllocs(t *testing.T) {
 		f.lines = append(f.lines, fmt.Sprintf(`{"id":%d,"payload":"%s"}`, i, strings.Repeat("p", 80)))
 	}
 	paths := writeFiles(t, []testFile{f})
-	r, err := JSONLines(paths, identity, Options{}).Open(weir.SourceContext{Instance: 0, Parallelism: 1})
+	const batch = 1024
+	r, err := JSONLines(paths, identity, Options{BatchSize: batch}).Open(weir.SourceContext{Instance: 0, Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	allocs := testing.AllocsPerRun(60, func() {
-		if b, err := r.Read(); err != nil || len(b) != defaultBatchSize {
+		if b, err := r.Read(); err != nil || len(b) != batch {
 			t.Fatalf("Read = %d records, %v", len(b), err)
 		}
 	})
 	if allocs > 2 {
-		t.Errorf("%v allocations per Read of %d records, want at most 2", allocs, defaultBatchSize)
+		t.Errorf("%v allocations per Read of %d records, want at most 2", allocs, batch)
 	}
 }

@@ -15,9 +15,11 @@ import (
 
 // SourceTask is one instance of a source with its fused chain.
 type SourceTask interface {
-	// Poll reads one batch and pushes it through the chain. It returns the
-	// number of records read, and io.EOF at the end of the input.
-	Poll() (int, error)
+	// Poll reads one batch and pushes at most limit records of it (all if
+	// limit is 0) through the chain, keeping the rest for the next call. It
+	// returns the number of records pushed, and io.EOF at the end of the
+	// input.
+	Poll(limit int) (int, error)
 	// Mark ends an epoch: it passes the marker through the chain.
 	Mark(m progress.Marker) error
 	// Close releases the reader. The runtime calls it once, however the
@@ -226,7 +228,11 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 			return errStopped
 		default:
 		}
-		n, err := s.task.Poll()
+		limit := 0
+		if r.cfg.Records > 0 {
+			limit = r.cfg.Records - count
+		}
+		n, err := s.task.Poll(limit)
 		if n > 0 {
 			r.records.Add(int64(n))
 			count += n

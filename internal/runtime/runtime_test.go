@@ -19,7 +19,7 @@ type countSource struct {
 	fail error
 }
 
-func (s *countSource) Poll() (int, error) {
+func (s *countSource) Poll(limit int) (int, error) {
 	if s.i == s.n {
 		return 0, io.EOF
 	}
