@@ -59,7 +59,7 @@ type sourceTask[T any] struct {
 	r    Reader[T]
 	out  pusher[T]
 	b    batch[T]
-	rest []T  // records of the last Read not pushed yet
+	rest []T   // records of the last Read not pushed yet
 	err  error // error of the last Read, returned once rest is pushed
 }
 
