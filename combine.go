@@ -54,7 +54,10 @@ type combineEx[K comparable, T, A any] struct {
 	partial int // partials produced in this epoch
 }
 
-const cacheSlots = 256
+const (
+	cacheBits  = 10
+	cacheSlots = 1 << cacheBits
+)
 
 // strEntry caches the entry of a string key by the address and length of
 // its bytes. A hit is exact: the same bytes hold the same string, and the
@@ -149,7 +152,7 @@ func (c *combineEx[K, T, A]) entry(k K) *window.Set[A] {
 	}
 	s := *(*string)(unsafe.Pointer(&k))
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	e := &c.cache[(p>>3^uintptr(len(s)))%cacheSlots]
+	e := &c.cache[(uint64(p)+uint64(len(s)))*0x9e3779b97f4a7c15>>(64-cacheBits)]
 	if e.p != p || e.n != len(s) || p == 0 {
 		*e = strEntry{p: p, n: len(s), idx: c.lookup(k)}
 	}
