@@ -3,6 +3,10 @@ package weir_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -115,5 +119,82 @@ func TestEpochRecordsExact(t *testing.T) {
 	}
 	if len(c.counts) != 26 {
 		t.Fatalf("%d epochs; want 26: %v", len(c.counts), c.counts)
+	}
+}
+
+// TestOperatorErrorWrappingEOFFails checks that an error wrapping io.EOF
+// from a sink fails the job instead of ending the input.
+func TestOperatorErrorWrappingEOFFails(t *testing.T) {
+	job := weir.NewJob("eof", weir.Workers(1))
+	src := weir.Source(job, "numbers", weir.SliceSource[int]{Records: make([]int, 1000), BatchSize: 10})
+	weir.Sink(src, weir.SinkFunc[int](func([]int) error { return fmt.Errorf("conn write: %w", io.EOF) }))
+	if err := job.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "conn write") {
+		t.Fatalf("Run = %v; want the sink's error", err)
+	}
+}
+
+// TestPanicNamesInnermostOperator checks that panics in a key function, a
+// sink and an aggregator are not blamed on the map before them.
+func TestPanicNamesInnermostOperator(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(s weir.Stream[int])
+		want  string
+	}{
+		{"sink", func(s weir.Stream[int]) {
+			weir.Sink(s, weir.SinkFunc[int](func([]int) error { panic("sink boom") }), weir.Name("out"))
+		}, "panic: out: sink boom"},
+		{"key", func(s weir.Stream[int]) {
+			ws := weir.Window(weir.KeyBy(s, func(int) int { panic("key boom") }), weir.Global(),
+				weir.WindowOptions(weir.Name("counts")))
+			weir.Sink(weir.Count(ws), weir.SinkFunc[weir.WindowResult[int, int64]](func([]weir.WindowResult[int, int64]) error { return nil }))
+		}, "panic: counts: key boom"},
+	}
+	for _, tt := range tests {
+		job := weir.NewJob("panic", weir.Workers(1))
+		src := weir.Source(job, "numbers", weir.SliceSource[int]{Records: []int{1, 2, 3}})
+		tt.build(weir.Map(src, func(x int) int { return x }, weir.Name("innocent")))
+		err := job.Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Run = %v; want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestCombinerCacheSurvivesGC makes keys that are equal in content but
+// freshly allocated for every record, and collects garbage often, so that
+// the memory of one key is reused for another of the same length while
+// the epoch is still open. Counts must stay exact.
+func TestCombinerCacheSurvivesGC(t *testing.T) {
+	const keys, per = 50, 4000
+	in := make([]int, keys*per)
+	for i := range in {
+		in[i] = 1000 + i%keys
+	}
+	job := weir.NewJob("gc", weir.Workers(1), weir.BatchInterval(time.Hour))
+	n := 0
+	src := weir.Source(job, "src", weir.SliceSource[int]{Records: in})
+	// The key is made anew for every record: only the first occurrence of
+	// each is kept by the combiner, the others become garbage at once.
+	keyed := weir.KeyBy(src, func(v int) string {
+		n++
+		if n%5000 == 0 {
+			runtime.GC()
+		}
+		return strconv.Itoa(v)
+	})
+	out := &weir.Collect[weir.WindowResult[string, int64]]{}
+	weir.Sink(weir.Count(weir.Window(keyed, weir.Global())), out)
+	if err := job.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := out.Records()
+	if len(got) != keys {
+		t.Fatalf("%d keys; want %d", len(got), keys)
+	}
+	for _, r := range got {
+		if r.Value != per {
+			t.Errorf("key %s counted %d; want %d", r.Key, r.Value, per)
+		}
 	}
 }

@@ -60,8 +60,10 @@ const (
 )
 
 // strEntry caches the entry of a string key by the address and length of
-// its bytes. A hit is exact: the same bytes hold the same string, and the
-// key kept in keys holds them alive until the cache is cleared.
+// its bytes. Only the address of the key stored in keys is cached, which
+// keeps those bytes alive until the cache is cleared, so a hit is exact.
+// Keys must be immutable strings (as Go strings are unless unsafe code
+// writes to their bytes).
 type strEntry struct {
 	p   uintptr
 	n   int
@@ -153,10 +155,18 @@ func (c *combineEx[K, T, A]) entry(k K) *window.Set[A] {
 	s := *(*string)(unsafe.Pointer(&k))
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	e := &c.cache[(uint64(p)+uint64(len(s)))*0x9e3779b97f4a7c15>>(64-cacheBits)]
-	if e.p != p || e.n != len(s) || p == 0 {
-		*e = strEntry{p: p, n: len(s), idx: c.lookup(k)}
+	if e.p == p && e.n == len(s) && p != 0 {
+		return &c.sets[e.idx]
 	}
-	return &c.sets[e.idx]
+	idx := c.lookup(k)
+	// Cache only the address of the stored key: c.keys holds those bytes
+	// alive until the cache is cleared, so a hit is exact. The same content
+	// at another address is found by lookup; caching that address could
+	// outlive its memory within the epoch.
+	if stored := *(*string)(unsafe.Pointer(&c.keys[idx])); unsafe.StringData(stored) == unsafe.StringData(s) {
+		*e = strEntry{p: p, n: len(s), idx: idx}
+	}
+	return &c.sets[idx]
 }
 
 // lookup finds or adds k among the epoch's keys.

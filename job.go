@@ -223,7 +223,11 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 						outlets = append(outlets, in.Sender(e.Port))
 					}
 				}
-				cons = append(cons, j.nodes[e.To].inputs[e.Port].exchange(e.Exchange, outlets))
+				ex := j.nodes[e.To].inputs[e.Port].exchange(e.Exchange, outlets)
+				if g, ok := ex.(interface{ setName(string) }); ok {
+					g.setName(j.nodes[e.To].name)
+				}
+				cons = append(cons, ex)
 			}
 			outs[port] = n.ports[port](cons)
 		}

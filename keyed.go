@@ -29,7 +29,7 @@ func keyedInput[K comparable, T any](k KeyedStream[K, T]) input {
 	return input{
 		from: k.s.node, fromPort: k.s.port, keyed: true,
 		exchange: func(ex plan.Exchange, outlets []runtime.Outlet) any {
-			return newKeyEx[K, T](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize)
+			return &guard[T]{p: newKeyEx[K, T](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize)}
 		},
 	}
 }

@@ -3,6 +3,7 @@ package weir
 import (
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 
 	"github.com/weirstream/weir/internal/plan"
@@ -28,7 +29,7 @@ func plainInput[T any](s Stream[T], batchSize int) input {
 	return input{
 		from: s.node, fromPort: s.port,
 		exchange: func(ex plan.Exchange, outlets []runtime.Outlet) any {
-			return newSendEx[T](outlets, batchSize, s.timed)
+			return &guard[T]{p: newSendEx[T](outlets, batchSize, s.timed)}
 		},
 	}
 }
@@ -69,6 +70,9 @@ func (s *sourceTask[T]) Poll(limit int) (int, error) {
 			return 0, s.err
 		}
 		s.rest, s.err = s.r.Read()
+		if errors.Is(s.err, io.EOF) {
+			s.err = runtime.ErrEndOfInput
+		}
 		if len(s.rest) == 0 {
 			err := s.err
 			s.err = nil
@@ -112,11 +116,17 @@ func stateless[T, U any](s Stream[T], op string, opts []Option, mk func(out push
 
 // guard names the operator in a panic raised by its function, so that the
 // error says which fused operator failed rather than only the head of its
-// chain. It costs one deferred call per batch.
+// chain. Every fused operator, sink and exchange sender is guarded, so a
+// panic is named by the innermost guard around it: the operator whose code
+// raised it. A guard costs one deferred call per batch.
 type guard[T any] struct {
 	name string
 	p    pusher[T]
 }
+
+// setName names the guard of an exchange sender, which is made before the
+// operator it feeds is known by name.
+func (g *guard[T]) setName(name string) { g.name = name }
 
 func (g *guard[T]) push(b *batch[T]) (err error) {
 	defer g.recover(&err)
@@ -419,10 +429,10 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
 	n.newOp = func(inst int, outs []any) (any, error) {
-		return &sinkOp[T]{sink: sink}, nil
+		return &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}, nil
 	}
 	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
-		return &passTask[T]{out: &sinkOp[T]{sink: sink}}, nil
+		return &passTask[T]{out: &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}}, nil
 	}
 }
 

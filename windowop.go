@@ -30,7 +30,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	if agg.Merge != nil && ws.spec.Kind != window.Session {
 		k := ws.k
 		n.inputs[0].exchange = func(ex plan.Exchange, outlets []runtime.Outlet) any {
-			return newCombineEx[K, T, A](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)
+			return &guard[T]{p: newCombineEx[K, T, A](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)}
 		}
 		n.op += " combined"
 	}

@@ -54,7 +54,7 @@ func (s *source[T]) Open(ctx weir.SourceContext) (weir.Reader[T], error) {
 		dl:     s.opts.DeadLetter,
 		header: s.opts.Header,
 		out:    make([]T, 0, bs),
-		buf:    make([]byte, chunk),
+		chunk:  chunk,
 	}, nil
 }
 
@@ -70,6 +70,7 @@ type reader[T any] struct {
 	header bool
 	out    []T
 	buf    []byte
+	chunk  int   // bytes to read at a time
 	err    error // sticky
 
 	// The segment being read, segs[seg].
@@ -215,9 +216,9 @@ func (r *reader[T]) begin() error {
 // it is never written again.
 func (r *reader[T]) fill() error {
 	rest := r.s[r.p:]
-	size := len(r.buf)
+	size := r.chunk
 	if len(rest) > size/2 {
-		size *= 2
+		size = 2 * len(rest) // a long line: room for it and as much again
 	}
 	r.buf = make([]byte, size)
 	n := copy(r.buf, rest)

@@ -84,7 +84,9 @@ func (a *Aligner) complete() Marker {
 		if a.cut[s] != 0 && (out.Cut == 0 || a.cut[s] < out.Cut) {
 			out.Cut = a.cut[s]
 		}
-		a.cut[s] = 0
+		if a.next[s] <= last+1 {
+			a.cut[s] = 0 // a sender still ahead keeps its cut for later epochs
+		}
 	}
 	if out.Watermark < a.lastWm {
 		out.Watermark = a.lastWm

@@ -235,3 +235,18 @@ func TestAlignerRandomJumps(t *testing.T) {
 		}
 	}
 }
+
+// TestAlignerKeepsCutOfSenderAhead: a sender that ended epochs 0..4 at
+// once, at cut time 100, must still count for epoch 4's cut after epoch 0
+// completes without it.
+func TestAlignerKeepsCutOfSenderAhead(t *testing.T) {
+	a := NewAligner(2)
+	a.Mark(0, Marker{Epoch: 4, Cut: 100})
+	if out, ok := a.Mark(1, Marker{Epoch: 0, Cut: 50}); !ok || out.Cut != 50 {
+		t.Fatalf("epoch 0: %v %v; want cut 50", out, ok)
+	}
+	out, ok := a.Mark(1, Marker{Epoch: 6, Cut: 200})
+	if !ok || out.Epoch != 4 || out.Cut != 100 {
+		t.Fatalf("epochs 1..4: %v %v; want epoch 4 with cut 100", out, ok)
+	}
+}

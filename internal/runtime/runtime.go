@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	runtimedebug "runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -17,8 +16,9 @@ import (
 type SourceTask interface {
 	// Poll reads one batch and pushes at most limit records of it (all if
 	// limit is 0) through the chain, keeping the rest for the next call. It
-	// returns the number of records pushed, and io.EOF at the end of the
-	// input.
+	// returns the number of records pushed, and ErrEndOfInput at the end of
+	// the input. (Not io.EOF: an operator's error that wraps io.EOF must
+	// fail the job, not end it.)
 	Poll(limit int) (int, error)
 	// Mark ends an epoch: it passes the marker through the chain.
 	Mark(m progress.Marker) error
@@ -193,6 +193,9 @@ func (r *Runtime) Run(ctx context.Context) error {
 
 var errStopped = errors.New("runtime: stopped")
 
+// ErrEndOfInput is what SourceTask.Poll returns once its input has ended.
+var ErrEndOfInput = errors.New("runtime: end of input")
+
 func (r *Runtime) runSource(s *sourceSpec) error {
 	err := r.pollSource(s)
 	if cerr := s.task.Close(); err == nil {
@@ -238,7 +241,7 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 			count += n
 			idle = 0
 		}
-		if errors.Is(err, io.EOF) {
+		if err == ErrEndOfInput {
 			return mark(epoch, true)
 		}
 		if err != nil {

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +20,7 @@ type countSource struct {
 
 func (s *countSource) Poll(limit int) (int, error) {
 	if s.i == s.n {
-		return 0, io.EOF
+		return 0, ErrEndOfInput
 	}
 	if s.fail != nil && s.i == s.n/2 {
 		return 0, s.fail
