@@ -16,7 +16,9 @@ type KeyedStream[K comparable, T any] struct {
 	key func(T) K
 }
 
-// KeyBy partitions s by key.
+// KeyBy partitions s by key. Keys must not change after key returns them
+// (a string built over a buffer that is later written, with unsafe, breaks
+// this).
 func KeyBy[T any, K comparable](s Stream[T], key func(T) K) KeyedStream[K, T] {
 	return KeyedStream[K, T]{s: s, key: key}
 }
