@@ -88,7 +88,10 @@ func (ws WindowedStream[K, T]) Late() Stream[T] {
 	return Stream[T]{job: ws.k.s.job, node: ws.late.node, port: 1, timed: ws.k.s.timed}
 }
 
-// Reduce combines the records of each window of each key with f.
+// Reduce combines the records of each window of each key with f. The
+// order in which records reach f is not defined (instances run in parallel
+// and records are pre-aggregated before the exchange), so f must be
+// associative and commutative.
 func Reduce[K comparable, T any](ws WindowedStream[K, T], f func(a, b T) T) Stream[WindowResult[K, T]] {
 	type acc struct {
 		v  T
