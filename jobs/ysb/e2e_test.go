@@ -502,35 +502,38 @@ func tail(s string) string {
 }
 
 // TestRunFileUnknownAdOfNonView checks that clicks and purchases of ads
-// without a campaign are not bad input: the query never maps them.
+// without a campaign are bad input too: the two input files disagree. They
+// stop the job, or go to the dead-letter output, counted, while the views
+// are counted as the reference counts them.
 func TestRunFileUnknownAdOfNonView(t *testing.T) {
 	dir := t.TempDir()
 	evs, camp := spreadEvents(5_000, 4, 25_000)
 	var withUnknown []gen.YSBEvent
+	bad := 0
 	for i, e := range evs {
 		withUnknown = append(withUnknown, e)
 		if i%50 == 0 && e.EventType != "view" {
 			e.AdID = unknownAdID
 			withUnknown = append(withUnknown, e)
+			bad++
 		}
 	}
-	if len(withUnknown) == len(evs) {
+	if bad == 0 {
 		t.Fatal("no event with an unknown ad")
 	}
 	path := filepath.Join(dir, "nonview.jsonl")
 	writeEvents(t, path, withUnknown)
 	want := ysb.Reference(evs, camp)
 	for _, w := range []int{1, 3} {
-		var dead bytes.Buffer
-		run := runFile(t, ysb.FileConfig{Events: []string{path}, Campaigns: camp, Workers: w, MaxDelay: time.Second})
-		checkResults(t, "non-views of unknown ads", run.Results, want)
-		if run.Metrics.Records != int64(len(withUnknown)) {
-			t.Errorf("Metrics.Records = %d, want %d", run.Metrics.Records, len(withUnknown))
+		_, err := ysb.RunFile(context.Background(), ysb.FileConfig{Events: []string{path}, Campaigns: camp, Workers: w, MaxDelay: time.Second})
+		if err == nil || !strings.Contains(err.Error(), "has no campaign") || !strings.Contains(err.Error(), "nonview.jsonl:") {
+			t.Errorf("workers=%d: RunFile = %v; want an unknown-ad error naming the file and line", w, err)
 		}
-		run = runFile(t, ysb.FileConfig{Events: []string{path}, Campaigns: camp, Workers: w, MaxDelay: time.Second, DeadLetter: &dead})
+		var dead bytes.Buffer
+		run := runFile(t, ysb.FileConfig{Events: []string{path}, Campaigns: camp, Workers: w, MaxDelay: time.Second, DeadLetter: &dead})
 		checkResults(t, "non-views of unknown ads, with a dead-letter output", run.Results, want)
-		if run.DeadLetters != 0 || dead.Len() != 0 {
-			t.Errorf("%d dead letters: %q", run.DeadLetters, tail(dead.String()))
+		if run.DeadLetters != int64(bad) || strings.Count(dead.String(), "\n") != bad {
+			t.Errorf("workers=%d: %d dead letters (%d lines); want %d", w, run.DeadLetters, strings.Count(dead.String(), "\n"), bad)
 		}
 	}
 }

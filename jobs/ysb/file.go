@@ -82,18 +82,16 @@ type FileRun struct {
 }
 
 // Decoder returns the event decoder of the file job: JSON, plus the check
-// that the ad of a view has a campaign (the query maps only views to
-// campaigns, so only a view with an unknown ad is bad input).
+// that the event's ad has a campaign. An ad missing from the campaign map
+// is bad input whatever the event type: the two files disagree.
 func Decoder(c Campaigns) func(line string) (gen.YSBEvent, error) {
+	ads := newAdSet(c)
 	return func(line string) (gen.YSBEvent, error) {
 		e, err := ysbjson.Decode(line)
 		if err != nil {
 			return e, err
 		}
-		if e.EventType != "view" {
-			return e, nil
-		}
-		if _, ok := c[e.AdID]; !ok {
+		if !ads.has(e.AdID) {
 			return e, fmt.Errorf("ad %q has no campaign", e.AdID)
 		}
 		return e, nil
