@@ -243,11 +243,16 @@ func (c *combineEx[K, T, A]) mark(m progress.Marker) error {
 	}
 	// Forget the epoch's keys: they may point into input buffers, which
 	// must not be kept alive past the epoch.
-	clear(c.keys)
-	c.keys, c.hashes = c.keys[:0], c.hashes[:0]
-	c.index.Clear()
-	if c.cache != nil {
-		clear(c.cache[:])
+	if len(c.keys) > 0 {
+		if len(c.sets) > 1024 && len(c.keys)*16 < len(c.sets) {
+			c.sets = nil // shrink after a peak
+		}
+		clear(c.keys)
+		c.keys, c.hashes = c.keys[:0], c.hashes[:0]
+		c.index.Clear()
+		if c.cache != nil {
+			clear(c.cache[:])
+		}
 	}
 	for t := range c.cur {
 		if err := c.flush(t); err != nil {

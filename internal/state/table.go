@@ -165,8 +165,17 @@ func (t *Table[K, V]) DeleteFunc(del func(k K, v *V) bool) {
 	}
 }
 
-// Clear removes every entry, keeping the table's capacity.
+// Clear removes every entry. It keeps the table's capacity unless the
+// table holds far fewer entries than it has room for, so that a table that
+// once grew large does not cost its peak size at every Clear.
 func (t *Table[K, V]) Clear() {
+	if t.n == 0 {
+		return
+	}
+	if len(t.slots) > 1024 && t.n*16 < len(t.slots) {
+		*t = Table[K, V]{slots: make([]slot[K, V], 16), mask: 15, clone: t.clone}
+		return
+	}
 	clear(t.slots)
 	t.n = 0
 }

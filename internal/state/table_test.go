@@ -78,3 +78,23 @@ func BenchmarkUpsert(b *testing.B) {
 		i++
 	}
 }
+
+func TestClearShrinksAfterPeak(t *testing.T) {
+	tab := NewTable[int, int](0)
+	for i := 0; i < 100000; i++ {
+		*tab.Upsert(uint64(i)*0x9e3779b97f4a7c15, i) = i
+	}
+	tab.Clear()
+	if tab.Len() != 0 || len(tab.slots) < 100000 {
+		t.Fatalf("Clear of a full table: Len %d, %d slots; want 0 and the capacity kept", tab.Len(), len(tab.slots))
+	}
+	*tab.Upsert(1, 1) = 1
+	tab.Clear()
+	if len(tab.slots) > 1024 {
+		t.Fatalf("Clear of a nearly empty big table kept %d slots", len(tab.slots))
+	}
+	*tab.Upsert(7, 7) = 7
+	if p := tab.Get(7, 7); p == nil || *p != 7 {
+		t.Fatalf("table unusable after shrinking")
+	}
+}
