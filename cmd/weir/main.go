@@ -16,6 +16,7 @@ import (
 const defaultGOGC = 400
 
 func main() {
+	freePagesLazily()
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGOGC)
 	}
