@@ -27,7 +27,6 @@ type Job struct {
 
 	mu        sync.Mutex
 	latencies []time.Duration
-	records   int64
 	epochs    int64
 }
 
@@ -63,8 +62,10 @@ type input struct {
 	fromPort int
 	keyed    bool
 	// exchange makes the sender for one upstream instance; outlets lead to
-	// the receiving instances. It returns a pusher of the upstream type.
-	exchange func(ex plan.Exchange, outlets []runtime.Outlet) any
+	// the receiving instances, and name is the receiving operator's (it
+	// names panics raised while sending, in key functions say). It returns
+	// a pusher of the upstream type.
+	exchange func(ex plan.Exchange, outlets []runtime.Outlet, name string) any
 }
 
 func (j *Job) add(n *node) *node {
@@ -165,7 +166,6 @@ func (j *Job) Run(ctx context.Context) error {
 	j.mu.Unlock()
 	err = rt.Run(ctx)
 	j.mu.Lock()
-	j.records = rt.Records()
 	j.mu.Unlock()
 	return err
 }
@@ -223,11 +223,8 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 						outlets = append(outlets, in.Sender(e.Port))
 					}
 				}
-				ex := j.nodes[e.To].inputs[e.Port].exchange(e.Exchange, outlets)
-				if g, ok := ex.(interface{ setName(string) }); ok {
-					g.setName(j.nodes[e.To].name)
-				}
-				cons = append(cons, ex)
+				recv := j.nodes[e.To]
+				cons = append(cons, recv.inputs[e.Port].exchange(e.Exchange, outlets, recv.name))
 			}
 			outs[port] = n.ports[port](cons)
 		}
@@ -296,8 +293,8 @@ type Metrics struct {
 func (j *Job) Metrics() Metrics {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	m := Metrics{Records: j.records, Epochs: j.epochs}
-	if j.rt != nil && m.Records == 0 {
+	m := Metrics{Epochs: j.epochs}
+	if j.rt != nil {
 		m.Records = j.rt.Records()
 	}
 	for _, c := range j.lateCounters {

@@ -30,8 +30,8 @@ func keyedInput[K comparable, T any](k KeyedStream[K, T]) input {
 	j := k.s.job
 	return input{
 		from: k.s.node, fromPort: k.s.port, keyed: true,
-		exchange: func(ex plan.Exchange, outlets []runtime.Outlet) any {
-			return &guard[T]{p: newKeyEx[K, T](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize)}
+		exchange: func(ex plan.Exchange, outlets []runtime.Outlet, name string) any {
+			return &guard[T]{name: name, p: newKeyEx[K, T](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize)}
 		},
 	}
 }

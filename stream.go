@@ -28,8 +28,8 @@ func (s Stream[T]) Job() *Job { return s.job }
 func plainInput[T any](s Stream[T], batchSize int) input {
 	return input{
 		from: s.node, fromPort: s.port,
-		exchange: func(ex plan.Exchange, outlets []runtime.Outlet) any {
-			return &guard[T]{p: newSendEx[T](outlets, batchSize, s.timed)}
+		exchange: func(ex plan.Exchange, outlets []runtime.Outlet, name string) any {
+			return &guard[T]{name: name, p: newSendEx[T](outlets, batchSize, s.timed)}
 		},
 	}
 }
@@ -123,10 +123,6 @@ type guard[T any] struct {
 	name string
 	p    pusher[T]
 }
-
-// setName names the guard of an exchange sender, which is made before the
-// operator it feeds is known by name.
-func (g *guard[T]) setName(name string) { g.name = name }
 
 func (g *guard[T]) push(b *batch[T]) (err error) {
 	defer g.recover(&err)

@@ -29,8 +29,8 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	n.inputs = []input{keyedInput(ws.k)}
 	if agg.Merge != nil && ws.spec.Kind != window.Session {
 		k := ws.k
-		n.inputs[0].exchange = func(ex plan.Exchange, outlets []runtime.Outlet) any {
-			return &guard[T]{p: newCombineEx[K, T, A](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)}
+		n.inputs[0].exchange = func(ex plan.Exchange, outlets []runtime.Outlet, name string) any {
+			return &guard[T]{name: name, p: newCombineEx[K, T, A](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)}
 		}
 		n.op += " combined"
 	}

@@ -122,6 +122,11 @@ func decodeFull(line string) (gen.YSBEvent, error) {
 	if err != nil {
 		return gen.YSBEvent{}, err
 	}
+	return assemble(&vals, t), nil
+}
+
+// assemble assembles the event from its string fields and its time.
+func assemble(vals *[numFields]string, t int64) gen.YSBEvent {
 	return gen.YSBEvent{
 		UserID:    vals[fUserID],
 		PageID:    vals[fPageID],
@@ -130,7 +135,7 @@ func decodeFull(line string) (gen.YSBEvent, error) {
 		EventType: vals[fEventType],
 		EventTime: t,
 		IPAddress: vals[fIPAddress],
-	}, nil
+	}
 }
 
 var errRange = errors.New("out of range")

@@ -170,15 +170,7 @@ func Decode(line string) (gen.YSBEvent, error) {
 	if i < n && skipWS(s, i) < n || seen != 1<<numFields-1 {
 		goto full
 	}
-	return gen.YSBEvent{
-		UserID:    vals[fUserID],
-		PageID:    vals[fPageID],
-		AdID:      vals[fAdID],
-		AdType:    vals[fAdType],
-		EventType: vals[fEventType],
-		EventTime: t,
-		IPAddress: vals[fIPAddress],
-	}, nil
+	return assemble(&vals, t), nil
 full:
 	return decodeFull(line)
 }
