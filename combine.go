@@ -143,6 +143,9 @@ func (c *combineEx[K, T, A]) push(b *batch[T]) error {
 		}
 	}
 	c.records += n
+	if c.raw.st != nil {
+		c.raw.recv += int64(b.len())
+	}
 	return nil
 }
 
@@ -232,6 +235,9 @@ func (c *combineEx[K, T, A]) mark(m progress.Marker) error {
 			p := c.cur[t]
 			p.recs = append(p.recs, partial[K, A]{h: h, k: k, start: w.Start, end: w.End, acc: w.Acc})
 			c.partial++
+			if e.sent != nil {
+				e.sent[t]++
+			}
 			if len(p.recs) >= c.size {
 				if err := c.flush(int(t)); err != nil {
 					return err

@@ -239,7 +239,7 @@ func ExampleJob_Explain() {
 	//   ├─ views [filter]
 	//   ├─ timed [eventtime]
 	// task 1  x2
-	//   ■  per-user [window(tumbling 10s) combined]  <- keygroup from timed
+	//   ■  per-user [window(tumbling 10s) roundrobin]  <- keygroup from timed
 	// task 2  x1
 	//   ■  out [sink]  <- gather from per-user
 }

@@ -105,6 +105,19 @@ type keyEx[K comparable, T any] struct {
 	size    int
 	cur     []*kbatch[K, T]
 	pool    *sync.Pool
+	// With statistics (st not nil): the records this sender received and
+	// what it sent to each instance in the current epoch.
+	st     *edgeStats
+	sender int
+	recv   int64
+	sent   []int64
+}
+
+// withStats makes e report its loads to st at every epoch's end.
+func (e *keyEx[K, T]) withStats(st *edgeStats, sender, senders int) *keyEx[K, T] {
+	e.st, e.sender, e.sent = st, sender, make([]int64, len(e.outlets))
+	st.init(senders, len(e.outlets))
+	return e
 }
 
 func newKeyEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int) *keyEx[K, T] {
@@ -125,6 +138,9 @@ func newKeyEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.
 }
 
 func (e *keyEx[K, T]) push(b *batch[T]) error {
+	if e.st != nil {
+		e.recv += int64(b.len())
+	}
 	if b.sel != nil {
 		for _, i := range b.sel {
 			if err := e.one(b, int(i)); err != nil {
@@ -144,11 +160,18 @@ func (e *keyEx[K, T]) push(b *batch[T]) error {
 func (e *keyEx[K, T]) one(b *batch[T], i int) error {
 	v := b.v[i]
 	k := e.key(v)
-	h := e.hash(k)
-	t := e.owner[partition.KeyGroupOf(h, e.groups)]
 	var ts int64
 	if b.ts != nil {
 		ts = b.ts[i]
+	}
+	return e.send(e.hash(k), k, ts, v)
+}
+
+// send appends a record whose key and hash are known to its owner's batch.
+func (e *keyEx[K, T]) send(h uint64, k K, ts int64, v T) error {
+	t := e.owner[partition.KeyGroupOf(h, e.groups)]
+	if e.sent != nil {
+		e.sent[t]++
 	}
 	c := e.cur[t]
 	c.recs = append(c.recs, krec[K, T]{h: h, ts: ts, k: k, v: v})
@@ -168,6 +191,11 @@ func (e *keyEx[K, T]) flush(t int) error {
 }
 
 func (e *keyEx[K, T]) mark(m progress.Marker) error {
+	if e.st != nil {
+		e.st.report(e.sender, m, e.recv, e.sent)
+		e.recv = 0
+		clear(e.sent)
+	}
 	for t := range e.outlets {
 		if err := e.flush(t); err != nil {
 			return err

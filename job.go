@@ -23,6 +23,7 @@ type Job struct {
 	ran   bool
 
 	lateCounters []lateCounter
+	partStats    []*edgeStats
 	rt           *runtime.Runtime // set while running
 
 	mu        sync.Mutex
@@ -61,11 +62,41 @@ type input struct {
 	from     *node
 	fromPort int
 	keyed    bool
-	// exchange makes the sender for one upstream instance; outlets lead to
-	// the receiving instances, and name is the receiving operator's (it
-	// names panics raised while sending, in key functions say). It returns
-	// a pusher of the upstream type.
-	exchange func(ex plan.Exchange, outlets []runtime.Outlet, name string) any
+	// exchange makes the sender for one upstream instance. It returns a
+	// pusher of the upstream type.
+	exchange func(x exchangeCtx) any
+}
+
+// exchangeCtx is what the sending side of an exchange is made from.
+type exchangeCtx struct {
+	ex plan.Exchange
+	// outlets lead to the receiving instances.
+	outlets []runtime.Outlet
+	// name is the receiving operator's; it names panics raised while
+	// sending (in key functions, say).
+	name string
+	// sender is the index of the upstream instance among senders.
+	sender, senders int
+	// shared is one slot per edge, common to the edge's senders, for
+	// exchanges whose senders cooperate.
+	shared *sharedSlot
+	done   <-chan struct{}
+}
+
+// sharedSlot holds one value shared by the senders of an edge, made by the
+// first sender that asks.
+type sharedSlot struct {
+	mu sync.Mutex
+	v  any
+}
+
+func (s *sharedSlot) get(mk func() any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.v == nil {
+		s.v = mk()
+	}
+	return s.v
 }
 
 func (j *Job) add(n *node) *node {
@@ -190,6 +221,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 	// Consumers of each output port.
 	outEdges := map[[2]int][]plan.Edge{}
 	hasRemote := map[int]bool{} // task index -> has a non-fused out edge
+	shared := map[plan.Edge]*sharedSlot{}
 	for _, e := range p.Edges {
 		outEdges[[2]int{e.From, e.FromPort}] = append(outEdges[[2]int{e.From, e.FromPort}], e)
 		if !e.Fused {
@@ -224,7 +256,15 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 					}
 				}
 				recv := j.nodes[e.To]
-				cons = append(cons, recv.inputs[e.Port].exchange(e.Exchange, outlets, recv.name))
+				slot := shared[e]
+				if slot == nil {
+					slot = &sharedSlot{}
+					shared[e] = slot
+				}
+				cons = append(cons, recv.inputs[e.Port].exchange(exchangeCtx{
+					ex: e.Exchange, outlets: outlets, name: recv.name,
+					sender: inst, senders: par[id], shared: slot, done: rt.Done(),
+				}))
 			}
 			outs[port] = n.ports[port](cons)
 		}

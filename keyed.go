@@ -3,8 +3,6 @@ package weir
 import (
 	"time"
 
-	"github.com/weirstream/weir/internal/plan"
-	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/window"
 )
 
@@ -30,8 +28,8 @@ func keyedInput[K comparable, T any](k KeyedStream[K, T]) input {
 	j := k.s.job
 	return input{
 		from: k.s.node, fromPort: k.s.port, keyed: true,
-		exchange: func(ex plan.Exchange, outlets []runtime.Outlet, name string) any {
-			return &guard[T]{name: name, p: newKeyEx[K, T](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize)}
+		exchange: func(x exchangeCtx) any {
+			return &guard[T]{name: x.name, p: newKeyEx[K, T](k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize)}
 		},
 	}
 }

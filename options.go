@@ -15,6 +15,7 @@ type jobConfig struct {
 	batchSize    int
 	queueDepth   int
 	onEpoch      func(EpochStats)
+	partitioning string
 }
 
 func defaultJobConfig() jobConfig {

@@ -28,8 +28,8 @@ func (s Stream[T]) Job() *Job { return s.job }
 func plainInput[T any](s Stream[T], batchSize int) input {
 	return input{
 		from: s.node, fromPort: s.port,
-		exchange: func(ex plan.Exchange, outlets []runtime.Outlet, name string) any {
-			return &guard[T]{name: name, p: newSendEx[T](outlets, batchSize, s.timed)}
+		exchange: func(x exchangeCtx) any {
+			return &guard[T]{name: x.name, p: newSendEx[T](x.outlets, batchSize, s.timed)}
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -27,14 +28,30 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		func(outs []any) any { return combine[T](outs) },
 	}
 	n.inputs = []input{keyedInput(ws.k)}
-	if agg.Merge != nil && ws.spec.Kind != window.Session {
-		k := ws.k
-		n.inputs[0].exchange = func(ex plan.Exchange, outlets []runtime.Outlet, name string) any {
-			return &guard[T]{name: name, p: newCombineEx[K, T, A](k.key, j.cfg.keyGroups, outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)}
-		}
-		n.op += " combined"
-	}
 	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
+	strat, err := j.strategy(agg.Merge != nil && ws.spec.Kind != window.Session)
+	if err != nil {
+		j.fail(err)
+		return result
+	}
+	st := &edgeStats{name: n.name, strategy: strat}
+	j.partStats = append(j.partStats, st)
+	n.op += " " + strat.String()
+	key := ws.k.key
+	n.inputs[0].exchange = func(x exchangeCtx) any {
+		var p pusher[T]
+		switch strat {
+		case partition.Hash:
+			p = newKeyEx[K, T](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize).withStats(st, x.sender, x.senders)
+		case partition.RoundRobin:
+			c := newCombineEx[K, T, A](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)
+			c.raw.withStats(st, x.sender, x.senders)
+			p = c
+		default:
+			p = newMicroEx[K, T, A](x, key, j, st, strat, ws.spec, agg.Init, agg.Add, agg.Merge)
+		}
+		return &guard[T]{name: x.name, p: p}
+	}
 	if err := ws.spec.Validate(); err != nil {
 		j.fail(fmt.Errorf("weir: %s: %w", n.name, err))
 		return result

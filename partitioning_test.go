@@ -1,0 +1,227 @@
+package weir_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+)
+
+var strategies = []string{"hash", "roundrobin", "pkg", "prompt"}
+
+// skewed rewrites the keys of in so that half the records have one key and
+// a tenth another, the rest spread as before: hot keys that prompt splits.
+func skewed(in []rec) []rec {
+	out := slices.Clone(in)
+	for i := range out {
+		switch {
+		case i%2 == 0:
+			out[i].Key = "hot"
+		case i%10 == 1:
+			out[i].Key = "warm"
+		}
+	}
+	return out
+}
+
+// TestStrategiesAgainstModel runs every window kind under every
+// partitioning strategy, worker count and epoch kind, over skewed keys,
+// and compares with the sequential model.
+func TestStrategiesAgainstModel(t *testing.T) {
+	in := skewed(genRecs(51, 6000, 37, maxDelay))
+	for _, strategy := range strategies {
+		t.Run(strategy, func(t *testing.T) {
+			for _, wm := range winModels() {
+				want := wm.assign(in)
+				t.Run(wm.name, func(t *testing.T) {
+					for _, c := range runCfgs() {
+						t.Run(c.name, func(t *testing.T) {
+							t.Parallel()
+							c.opts = append(slices.Clone(c.opts), weir.Partitioning(strategy))
+							window := func(j *weir.Job) weir.WindowedStream[string, rec] {
+								return weir.Window(weir.KeyBy(timedSource(c, j, "src", in), recKey), wm.spec(), wm.opts...)
+							}
+							j := c.job()
+							out := &bag[weir.WindowResult[string, float64]]{}
+							weir.Sink(weir.Aggregate(window(j), average), out)
+							run(t, j)
+							checkBag(t, out.out, results(want, func(rs []rec) float64 {
+								var a avgAcc
+								for _, r := range rs {
+									a = average.Add(a, r)
+								}
+								return average.Result(a)
+							}))
+							st := j.PartitionStats()
+							if len(st) != 1 {
+								t.Fatalf("PartitionStats: %d entries, want 1", len(st))
+							}
+							wantStrategy := strategy
+							if wm.name == "session" {
+								wantStrategy = "hash" // sessions are not pre-aggregated
+							}
+							if st[0].Strategy != wantStrategy {
+								t.Errorf("strategy %q, want %q", st[0].Strategy, wantStrategy)
+							}
+							if st[0].Epochs == 0 {
+								t.Errorf("no epochs accounted: %+v", st[0])
+							}
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestStrategiesLateness checks lateness and re-firing under every
+// strategy against the per-record model: pre-aggregating strategies must
+// send possibly-late records raw so that exactly the model's records are
+// late.
+func TestStrategiesLateness(t *testing.T) {
+	in := genRecs(43, 2000, 5, 200)
+	assign := func(ts int64) [][2]int64 {
+		var out [][2]int64
+		for s := ts - ts%25; s > ts-60; s -= 25 {
+			out = append(out, [2]int64{s, s + 60})
+		}
+		return out
+	}
+	for _, strategy := range strategies {
+		for _, lateness := range []int64{0, 40} {
+			t.Run(fmt.Sprintf("%s/lateness%d", strategy, lateness), func(t *testing.T) {
+				t.Parallel()
+				wantOut, wantLate := lateModel(in, 20, lateness, assign)
+				j := weir.NewJob("step", weir.Workers(1), weir.EpochRecords(1), weir.BatchSize(4), weir.Partitioning(strategy))
+				ws := weir.Window(weir.KeyBy(stepSource(j, in, 20*time.Millisecond), recKey),
+					weir.Sliding(60*time.Millisecond, 25*time.Millisecond),
+					weir.AllowedLateness(time.Duration(lateness)*time.Millisecond))
+				out := &bag[weir.WindowResult[string, int64]]{}
+				late := &bag[rec]{}
+				weir.Sink(weir.Count(ws), out)
+				weir.Sink(ws.Late(), late)
+				if err := j.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				checkBag(t, out.out, wantOut)
+				if !slices.Equal(late.out, wantLate) {
+					t.Errorf("%d late records, want %d", len(late.out), len(wantLate))
+				}
+			})
+		}
+	}
+}
+
+// TestPromptSplitsHotKeys runs a global count over keys where one key has
+// most records, with 4 workers: prompt must split it (two-level
+// aggregation), keep the map blocks balanced, and count exactly; hash
+// cannot split and shows the skew.
+func TestPromptSplitsHotKeys(t *testing.T) {
+	var words []string
+	for i := range 40000 {
+		switch {
+		case i%3 != 0:
+			words = append(words, "the")
+		default:
+			words = append(words, fmt.Sprintf("w%d", i%997))
+		}
+	}
+	want := map[string]int64{}
+	for _, w := range words {
+		want[w]++
+	}
+	stats := map[string]weir.PartitionStats{}
+	for _, strategy := range strategies {
+		j := weir.NewJob("hot", weir.Workers(4), weir.EpochRecords(2000), weir.Partitioning(strategy))
+		src := weir.Source(j, "words", weir.SliceSource[string]{Records: words, BatchSize: 100})
+		out := &bag[weir.WindowResult[string, int64]]{}
+		weir.Sink(weir.Count(weir.Window(weir.KeyBy(src, func(w string) string { return w }), weir.Global())), out)
+		if err := j.Run(context.Background()); err != nil {
+			t.Fatalf("%s: %v", strategy, err)
+		}
+		got := map[string]int64{}
+		for _, r := range out.out {
+			if _, dup := got[r.Key]; dup {
+				t.Errorf("%s: key %q emitted twice", strategy, r.Key)
+			}
+			got[r.Key] = r.Value
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d keys, want %d", strategy, len(got), len(want))
+		}
+		for k, n := range want {
+			if got[k] != n {
+				t.Errorf("%s: count(%q) = %d, want %d", strategy, k, got[k], n)
+			}
+		}
+		stats[strategy] = j.PartitionStats()[0]
+	}
+	p, h := stats["prompt"], stats["hash"]
+	t.Logf("prompt %+v", p)
+	t.Logf("hash   %+v", h)
+	if p.SplitKeys == 0 {
+		t.Error("prompt split no key, though one key has two thirds of the records")
+	}
+	if p.MapImbalance > 1.05 {
+		t.Errorf("prompt map imbalance %.3f, want <= 1.05", p.MapImbalance)
+	}
+	if p.ReduceImbalance > 1.10 {
+		t.Errorf("prompt reduce imbalance %.3f, want <= 1.10", p.ReduceImbalance)
+	}
+	// All of "the" reaches one owner under hash: at least 2/3 of the
+	// records on one of 4 reducers.
+	if h.ReduceImbalance < 2.5 {
+		t.Errorf("hash reduce imbalance %.3f, want >= 2.5 with one key at 2/3 of the records", h.ReduceImbalance)
+	}
+	if p.Partitions != 4 || h.Partitions != 4 {
+		t.Errorf("partitions: prompt %d, hash %d; want 4", p.Partitions, h.Partitions)
+	}
+}
+
+func TestUnknownPartitioning(t *testing.T) {
+	j := weir.NewJob("bad", weir.Partitioning("zigzag"))
+	src := weir.Source(j, "src", weir.SliceSource[string]{Records: []string{"a"}})
+	weir.Sink(weir.Count(weir.Window(weir.KeyBy(src, func(s string) string { return s }), weir.Global())), &bag[weir.WindowResult[string, int64]]{})
+	err := j.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `"zigzag"`) {
+		t.Fatalf("Run = %v; want an error naming the unknown strategy", err)
+	}
+}
+
+// TestPromptElasticTasks runs with an epoch interval so short that
+// processing exceeds it: the controller must not leave the bounds, and
+// results stay exact while the task count changes.
+func TestPromptElasticTasks(t *testing.T) {
+	in := skewed(genRecs(61, 20000, 200, 0))
+	want := map[string]int64{}
+	for _, r := range in {
+		want[r.Key]++
+	}
+	j := weir.NewJob("elastic", weir.Workers(4), weir.BatchInterval(time.Millisecond), weir.Partitioning("prompt"))
+	src := weir.Source(j, "src", slowInput[rec]{weir.SliceSource[rec]{Records: in, BatchSize: 50}, 200 * time.Microsecond})
+	out := &bag[weir.WindowResult[string, int64]]{}
+	weir.Sink(weir.Count(weir.Window(weir.KeyBy(src, recKey), weir.Global())), out)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range out.out {
+		got[r.Key] += r.Value
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Fatalf("count(%q) = %d, want %d", k, got[k], want[k])
+		}
+	}
+	st := j.PartitionStats()[0]
+	if st.MapTasks < 1 || st.MapTasks > 4 || st.ReduceTasks != st.MapTasks {
+		t.Errorf("tasks out of bounds: %+v", st)
+	}
+	t.Logf("%+v", st)
+}
