@@ -59,6 +59,12 @@ type microEx[K comparable, T, A any] struct {
 	recs []T
 	ts   []int64
 
+	// busy is the time spent buffering since the last round (measured only
+	// for the elastic controller).
+	busy time.Duration
+	// small counts the rounds in a row that used far less than recs holds.
+	small int
+
 	// The last deposit.
 	through progress.Epoch
 	final   bool
@@ -221,11 +227,11 @@ func newMicroEx[K comparable, T, A any](x exchangeCtx, key func(T) K, j *Job, st
 			stats:    st,
 			index:    state.NewTable[K, int32](0),
 			prevWm:   progress.NoWatermark,
-			elastic:  partition.NewElastic(x.senders),
 			prefix:   make([]int64, x.senders+1),
 		}
-		if j.cfg.epochRecords == 0 {
+		if strategy == partition.Prompt && j.cfg.epochRecords == 0 {
 			r.interval = j.cfg.interval
+			r.elastic = partition.NewElastic(x.senders)
 		}
 		r.bar = barrier{n: x.senders, gen: make(chan struct{}), done: x.done}
 		return r
@@ -251,14 +257,21 @@ func newMicroEx[K comparable, T, A any](x exchangeCtx, key func(T) K, j *Job, st
 }
 
 func (e *microEx[K, T, A]) push(b *batch[T]) error {
+	var t0 time.Time
+	if e.r.elastic != nil {
+		t0 = time.Now()
+	}
 	if b.sel != nil {
 		for _, i := range b.sel {
 			e.one(b, int(i))
 		}
-		return nil
+	} else {
+		for i := range b.v {
+			e.one(b, i)
+		}
 	}
-	for i := range b.v {
-		e.one(b, i)
+	if e.r.elastic != nil {
+		e.busy += time.Since(t0)
 	}
 	return nil
 }
@@ -303,11 +316,19 @@ func (e *microEx[K, T, A]) mark(m progress.Marker) error {
 // controller, merges the statistics and plans the round.
 func (r *microRound[K, T, A]) lead() {
 	now := time.Now()
-	if !r.start.IsZero() && r.strategy == partition.Prompt {
-		if f := r.finish.Load(); f > 0 {
-			if _, changed := r.elastic.Observe(time.Duration(f-r.start.UnixNano()), r.interval); changed {
-				r.stats.changed(r.elastic.Tasks())
-			}
+	if r.elastic != nil {
+		// An epoch's processing time: the longest any sender spent
+		// buffering it, plus the last round's plan, map and reduce.
+		var busy time.Duration
+		for _, s := range r.senders {
+			busy = max(busy, s.busy)
+			s.busy = 0
+		}
+		if f := r.finish.Load(); f > 0 && !r.start.IsZero() {
+			busy += time.Duration(f - r.start.UnixNano())
+		}
+		if _, changed := r.elastic.Observe(busy, r.interval); changed {
+			r.stats.changed(r.elastic.Tasks())
 		}
 	}
 	if !r.start.IsZero() {
@@ -363,8 +384,10 @@ func (r *microRound[K, T, A]) lead() {
 	}
 	r.prefix[len(r.senders)] = r.n
 	r.tasks = len(r.senders)
-	if r.strategy == partition.Prompt {
+	if r.elastic != nil {
 		r.tasks = r.elastic.Tasks()
+	}
+	if r.strategy == partition.Prompt {
 		var byCount []int32
 		if len(r.senders) == 1 && r.senders[0].fresh {
 			byCount = r.senders[0].buf.ByCount()
@@ -393,6 +416,14 @@ func (e *microEx[K, T, A]) round() error {
 	if e.fresh {
 		e.buf.Reset()
 		clear(e.recs)
+		if cap(e.recs) > 4096 && len(e.recs)*16 < cap(e.recs) {
+			e.small++
+		} else {
+			e.small = 0
+		}
+		if e.small >= 8 { // far smaller epochs for a while: drop the peak's memory
+			e.recs, e.ts, e.small = nil, nil, 0
+		}
 		e.recs, e.ts = e.recs[:0], e.ts[:0]
 		e.fresh = false
 	}

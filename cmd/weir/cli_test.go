@@ -417,6 +417,15 @@ func TestCLIErrors(t *testing.T) {
 		{"no-job", []string{"run"}, []string{"ysb", "wordcount"}},
 		{"unknown-job", []string{"explain", "nope"}, []string{"nope"}},
 		{"bench-zero-events", []string{"bench", "ysb", "--events", "0"}, []string{"--events"}},
+		{"partitioning-wordcount", []string{"run", "wordcount", "--input", text, "--out", out, "--partitioning", "sideways"}, []string{"--partitioning", `"sideways"`, "hash", "prompt"}},
+		{"partitioning-all-wordcount", []string{"run", "wordcount", "--input", text, "--out", out, "--partitioning", "all"}, []string{"--partitioning", `"all"`}},
+		{"partitioning-ysb", []string{"run", "ysb", "--events", "100", "--partitioning", "Hash"}, []string{"--partitioning", `"Hash"`}},
+		{"partitioning-bench-skew", []string{"bench", "skew", "--events", "100", "--partitioning", "pk"}, []string{"--partitioning", `"pk"`, "all"}},
+		{"bench-skew-zero-events", []string{"bench", "skew", "--events", "0"}, []string{"--events"}},
+		{"bench-skew-dist", []string{"bench", "skew", "--events", "100", "--dist", "pareto"}, []string{"pareto"}},
+		{"bench-skew-text", []string{"bench", "skew", "--events", "100", "--dist", "text"}, []string{"--simulate"}},
+		{"simulate-dist", []string{"bench", "skew", "--simulate", "--dist", "pareto"}, []string{"pareto"}},
+		{"simulate-text-dir", []string{"bench", "skew", "--simulate", "--dist", "text", "--text-dir", missing}, []string{missing}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/partition"
 )
 
 // jobFlags are the flags every job takes.
@@ -16,6 +19,7 @@ type jobFlags struct {
 	interval     time.Duration
 	epochRecords int
 	keyGroups    int
+	partitioning partitioning
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -23,6 +27,8 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.interval, "interval", time.Second, "epoch (batch) interval")
 	fs.IntVar(&f.epochRecords, "epoch-records", 0, "cut epochs every N records per source instance instead of by time")
 	fs.IntVar(&f.keyGroups, "key-groups", 128, "number of key groups")
+	f.partitioning.name = "auto"
+	fs.Var(&f.partitioning, "partitioning", "how keyed aggregations partition each epoch: "+f.partitioning.choices())
 }
 
 func (f *jobFlags) options() []weir.JobOption {
@@ -33,7 +39,46 @@ func (f *jobFlags) options() []weir.JobOption {
 	if f.epochRecords > 0 {
 		opts = append(opts, weir.EpochRecords(f.epochRecords))
 	}
+	if f.partitioning.name != "all" {
+		opts = append(opts, weir.Partitioning(f.partitioning.name))
+	}
 	return opts
+}
+
+// partitioning is the value of --partitioning: "auto" or a strategy's
+// name, or "all" where a command allows it.
+type partitioning struct {
+	name     string
+	allowAll bool
+}
+
+func (p *partitioning) names() []string {
+	names := []string{"auto"}
+	for _, s := range partition.Strategies() {
+		names = append(names, s.String())
+	}
+	if p.allowAll {
+		names = append(names, "all")
+	}
+	return names
+}
+
+func (p *partitioning) choices() string {
+	n := p.names()
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
+
+func (p *partitioning) String() string { return p.name }
+
+func (p *partitioning) Type() string { return "strategy" }
+
+// Set implements pflag.Value.
+func (p *partitioning) Set(s string) error {
+	if !slices.Contains(p.names(), s) {
+		return fmt.Errorf("unknown partitioning %q (want %s)", s, p.choices())
+	}
+	p.name = s
+	return nil
 }
 
 // createOut opens an output file, reporting a one-line error.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -19,6 +20,7 @@ func runWordcountCmd() *cobra.Command {
 		jf     jobFlags
 		inputs []string
 		out    string
+		stats  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "wordcount",
@@ -36,16 +38,17 @@ func runWordcountCmd() *cobra.Command {
 			if err := checkFiles(inputs); err != nil {
 				return err
 			}
-			return runWordcount(ctx, jf, inputs, out)
+			return runWordcount(ctx, jf, inputs, out, stats)
 		},
 	}
 	jf.register(cmd.Flags())
 	cmd.Flags().StringSliceVar(&inputs, "input", nil, "text `FILE`s to count (repeat or comma-separate)")
 	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE` (word,count)")
+	cmd.Flags().BoolVar(&stats, "stats", false, "at the end, print the partitioning figures of the count on stderr as one JSON object")
 	return cmd
 }
 
-func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string) error {
+func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string, stats bool) error {
 	job := weir.NewJob("wordcount", jf.options()...)
 	col := &weir.Collect[wordcount.Result]{}
 	lines := weir.Source(job, "lines", file.Lines(inputs, file.Options{}))
@@ -69,6 +72,9 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string)
 	}
 	fmt.Fprintf(os.Stderr, "wordcount: %d lines, %d distinct words in %.2fs, written to %s\n",
 		job.Metrics().Records, len(res), time.Since(start).Seconds(), out)
+	if stats {
+		return json.NewEncoder(os.Stderr).Encode(partitionFigures(job, jf.partitioning.name))
+	}
 	return nil
 }
 

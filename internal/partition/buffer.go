@@ -32,6 +32,10 @@ type Buffer[K comparable] struct {
 	order []int32
 	first []int32
 	run   []int32
+
+	// small counts the Resets in a row that found the buffer far larger
+	// than the epoch needed.
+	small int
 }
 
 // bucket is one entry of the hash table; slot is the slot plus one, so
@@ -51,9 +55,12 @@ type slotInfo struct {
 const (
 	minBufferTable = 16
 	// A Reset drops the buffer's memory when it is over shrinkAbove
-	// entries and the epoch just ended used less than 1/shrinkRatio of it.
+	// entries and shrinkAfter epochs in a row used less than 1/shrinkRatio
+	// of it (epochs vary in size; regrowing every other epoch costs more
+	// than the memory).
 	shrinkAbove = 1024
 	shrinkRatio = 16
+	shrinkAfter = 8
 	fibonacci   = 0x9e3779b97f4a7c15
 )
 
@@ -216,21 +223,33 @@ func (b *Buffer[K]) ByCount() []int32 { return b.order }
 func (b *Buffer[K]) Reset() {
 	nk, nr := len(b.slots), len(b.slotOf)
 	clear(b.keys)
-	if len(b.table) > shrinkAbove && nk*shrinkRatio < len(b.table) {
+	bigTable := len(b.table) > shrinkAbove && nk*shrinkRatio < len(b.table)
+	bigRecs := cap(b.slotOf) > shrinkAbove && nr*shrinkRatio < cap(b.slotOf)
+	// The runs are indexed by count, so they are no longer than the
+	// largest count, itself at most the number of records.
+	bigRuns := cap(b.run) > shrinkAbove && nr*shrinkRatio < cap(b.run)
+	if bigTable || bigRecs || bigRuns {
+		b.small++
+	} else {
+		b.small = 0
+	}
+	shrink := b.small >= shrinkAfter
+	if shrink {
+		b.small = 0
+	}
+	if shrink && bigTable {
 		b.initTable(minBufferTable)
 		b.keys, b.slots, b.order = nil, nil, nil
 	} else {
 		clear(b.table)
 		b.keys, b.slots, b.order = b.keys[:0], b.slots[:0], b.order[:0]
 	}
-	if cap(b.slotOf) > shrinkAbove && nr*shrinkRatio < cap(b.slotOf) {
+	if shrink && bigRecs {
 		b.slotOf, b.next = nil, nil
 	} else {
 		b.slotOf, b.next = b.slotOf[:0], b.next[:0]
 	}
-	// The runs are indexed by count, so they are no longer than the
-	// largest count, itself at most the number of records.
-	if cap(b.run) > shrinkAbove && nr*shrinkRatio < cap(b.run) {
+	if shrink && bigRuns {
 		b.run, b.first = nil, nil
 	} else {
 		clear(b.run)
