@@ -38,6 +38,10 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	j.partStats = append(j.partStats, st)
 	n.op += " " + strat.String()
 	key := ws.k.key
+	var micro *microShared[K, T, A]
+	if strat == partition.PKG || strat == partition.Prompt {
+		micro = newMicroShared(j, st, strat, key, ws.spec, agg.Init, agg.Add, agg.Merge)
+	}
 	n.inputs[0].exchange = func(x exchangeCtx) any {
 		var p pusher[T]
 		switch strat {
@@ -48,7 +52,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 			c.raw.withStats(st, x.sender, x.senders)
 			p = c
 		default:
-			p = newMicroEx[K, T, A](x, key, j, st, strat, ws.spec, agg.Init, agg.Add, agg.Merge)
+			p = newMicroEx(micro, x, j)
 		}
 		return &guard[T]{name: x.name, p: p}
 	}
@@ -83,12 +87,16 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	late := &atomic.Int64{}
 	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
 	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
-		return &windowTask[K, T, A, R]{
+		w := &windowTask[K, T, A, R]{
 			spec: ws.spec, agg: agg, size: j.cfg.batchSize,
 			out: outs[0].(pusher[WindowResult[K, R]]), late: outs[1].(pusher[T]),
 			table: newKeyedTable[K, window.Set[A]](), next: math.MaxInt64,
 			wm: progress.NoWatermark, lateCount: late,
-		}, nil
+		}
+		if micro != nil {
+			w.micro = newMicroTask(micro, inst, microOwner[K, T, A](w), func() int64 { return w.wm })
+		}
+		return w, nil
 	}
 	return result
 }
@@ -156,6 +164,9 @@ type windowTask[K comparable, T, A, R any] struct {
 	lateCount *atomic.Int64
 	outB      batch[WindowResult[K, R]]
 	lateB     batch[T]
+	// micro, under the prompt and pkg strategies, is this instance's part
+	// of the micro-batch exchange's rounds, run at every epoch's end.
+	micro *microTask[K, T, A]
 }
 
 func (w *windowTask[K, T, A, R]) Batch(port int, b any) error {
@@ -168,6 +179,11 @@ func (w *windowTask[K, T, A, R]) Batch(port int, b any) error {
 		w.add(&kb.recs[i])
 	}
 	kb.release()
+	return w.flushLate()
+}
+
+// flushLate pushes the late records gathered so far.
+func (w *windowTask[K, T, A, R]) flushLate() error {
 	if len(w.lateB.v) > 0 {
 		err := w.late.push(&w.lateB)
 		w.lateB.v, w.lateB.ts = w.lateB.v[:0], w.lateB.ts[:0]
@@ -220,24 +236,28 @@ func (w *windowTask[K, T, A, R]) add(r *krec[K, T]) {
 // cleanup at its own watermark, which is at least this operator's.
 func (w *windowTask[K, T, A, R]) merge(pb *pbatch[K, A]) {
 	for i := range pb.recs {
-		p := &pb.recs[i]
-		if w.spec.Late(p.end, w.wm) {
-			panic("weir: a pre-aggregated partial arrived after its window's cleanup")
-		}
-		set := w.table.Upsert(p.h, p.k)
-		win := set.Find(p.start, p.end)
-		if win == nil {
-			// A new window takes the partial as it is: Merge is only ever
-			// given two accumulators that have seen records.
-			set.W = append(set.W, window.Win[A]{Start: p.start, End: p.end, Acc: p.acc})
-			win = &set.W[len(set.W)-1]
-		} else {
-			win.Acc = w.agg.Merge(win.Acc, p.acc)
-			win.Touch()
-		}
-		w.next = min(w.next, window.Due(win, w.spec.Lateness))
+		w.mergeOne(&pb.recs[i])
 	}
 	pb.release()
+}
+
+// mergeOne folds one partial into its window.
+func (w *windowTask[K, T, A, R]) mergeOne(p *partial[K, A]) {
+	if w.spec.Late(p.end, w.wm) {
+		panic("weir: a pre-aggregated partial arrived after its window's cleanup")
+	}
+	set := w.table.Upsert(p.h, p.k)
+	win := set.Find(p.start, p.end)
+	if win == nil {
+		// A new window takes the partial as it is: Merge is only ever
+		// given two accumulators that have seen records.
+		set.W = append(set.W, window.Win[A]{Start: p.start, End: p.end, Acc: p.acc})
+		win = &set.W[len(set.W)-1]
+	} else {
+		win.Acc = w.agg.Merge(win.Acc, p.acc)
+		win.Touch()
+	}
+	w.next = min(w.next, window.Due(win, w.spec.Lateness))
 }
 
 // addTo adds r to the window [start, end).
@@ -256,6 +276,15 @@ func (w *windowTask[K, T, A, R]) toLate(r *krec[K, T]) {
 }
 
 func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
+	if w.micro != nil {
+		// The epoch's records arrive now, before its watermark applies.
+		if err := w.micro.run(m); err != nil {
+			return err
+		}
+		if err := w.flushLate(); err != nil {
+			return err
+		}
+	}
 	if m.Watermark > w.wm {
 		w.wm = m.Watermark
 	}

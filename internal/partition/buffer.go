@@ -36,6 +36,12 @@ type Buffer[K comparable] struct {
 	// small counts the Resets in a row that found the buffer far larger
 	// than the epoch needed.
 	small int
+
+	// countOnly buffers (NewCountBuffer) keep no per-record arrays;
+	// unordered ones keep no count order either.
+	countOnly bool
+	unordered bool
+	n         int // records
 }
 
 // bucket is one entry of the hash table; slot is the slot plus one, so
@@ -71,6 +77,18 @@ func NewBuffer[K comparable]() *Buffer[K] {
 	return b
 }
 
+// NewCountBuffer returns an empty buffer that keeps the counts, and the
+// count order if ordered, but no per-record chains (SlotOf, Head and Next
+// are not available): for callers that group the records themselves, with
+// Grouped. Without the order, ByCount returns nil; a caller that merges
+// several buffers' counts has no use for each one's order (the order of
+// the sums is not a merge of the orders) and saves its upkeep.
+func NewCountBuffer[K comparable](ordered bool) *Buffer[K] {
+	b := NewBuffer[K]()
+	b.countOnly, b.unordered = true, !ordered
+	return b
+}
+
 func (b *Buffer[K]) initTable(size int) {
 	b.table = make([]bucket, size)
 	b.shift = 64 - uint(log2(size))
@@ -93,13 +111,14 @@ func (b *Buffer[K]) home(h uint64) int {
 // Add records one record of key k with hash h and returns the key's slot.
 // Slots are numbered 0, 1, ... in order of first appearance.
 func (b *Buffer[K]) Add(h uint64, k K) int32 {
-	if len(b.slotOf) == math.MaxInt32 {
+	if b.n == math.MaxInt32 {
 		panic("partition: Buffer holds 2^31-1 records")
 	}
 	if b.table == nil {
 		b.initTable(minBufferTable)
 	}
-	r := int32(len(b.slotOf))
+	r := int32(b.n)
+	b.n++
 	mask := len(b.table) - 1
 	i := b.home(h)
 	for {
@@ -109,12 +128,18 @@ func (b *Buffer[K]) Add(h uint64, k K) int32 {
 		}
 		if e.hash == h && b.keys[e.slot-1] == k {
 			s := e.slot - 1
-			b.slotOf = append(b.slotOf, s)
-			b.next = append(b.next, -1)
-			si := &b.slots[s]
-			b.next[si.tail] = r
-			si.tail = r
-			b.increment(s)
+			if !b.countOnly {
+				b.slotOf = append(b.slotOf, s)
+				b.next = append(b.next, -1)
+				si := &b.slots[s]
+				b.next[si.tail] = r
+				si.tail = r
+			}
+			if b.unordered {
+				b.slots[s].count++
+			} else {
+				b.increment(s)
+			}
 			return s
 		}
 		i = (i + 1) & mask
@@ -129,8 +154,13 @@ func (b *Buffer[K]) Add(h uint64, k K) int32 {
 	b.keys = append(b.keys, k)
 	pos := int32(len(b.order))
 	b.slots = append(b.slots, slotInfo{hash: h, count: 1, head: r, tail: r, pos: pos})
-	b.slotOf = append(b.slotOf, s)
-	b.next = append(b.next, -1)
+	if !b.countOnly {
+		b.slotOf = append(b.slotOf, s)
+		b.next = append(b.next, -1)
+	}
+	if b.unordered {
+		return s
+	}
 	b.order = append(b.order, s)
 	b.ensureRun(1)
 	if b.run[1] == 0 {
@@ -190,7 +220,7 @@ func (b *Buffer[K]) ensureRun(c int32) {
 }
 
 // Len is the number of records added since the last Reset.
-func (b *Buffer[K]) Len() int { return len(b.slotOf) }
+func (b *Buffer[K]) Len() int { return b.n }
 
 // Keys is the number of distinct keys (slots).
 func (b *Buffer[K]) Keys() int { return len(b.slots) }
@@ -204,10 +234,11 @@ func (b *Buffer[K]) Hash(s int32) uint64 { return b.slots[s].hash }
 // Count returns the number of records of slot s.
 func (b *Buffer[K]) Count(s int32) int32 { return b.slots[s].count }
 
-// SlotOf returns the slot of record r.
+// SlotOf returns the slot of record r (not for a NewCountBuffer).
 func (b *Buffer[K]) SlotOf(r int32) int32 { return b.slotOf[r] }
 
-// Head returns the first record of slot s, in arrival order.
+// Head returns the first record of slot s, in arrival order (not for a
+// NewCountBuffer).
 func (b *Buffer[K]) Head(s int32) int32 { return b.slots[s].head }
 
 // Next returns the record after r with the same key, or -1.
@@ -215,13 +246,19 @@ func (b *Buffer[K]) Next(r int32) int32 { return b.next[r] }
 
 // ByCount returns the slots in non-increasing order of count. The slice is
 // the buffer's own; it is valid until the next Add or Reset.
-func (b *Buffer[K]) ByCount() []int32 { return b.order }
+func (b *Buffer[K]) ByCount() []int32 {
+	if b.unordered {
+		return nil
+	}
+	return b.order
+}
 
 // Reset empties the buffer, keeping its memory (shrinking it after a peak
 // far above the current use, as state.Table.Clear does). Keys are
 // cleared so that the buffer does not keep what they point to alive.
 func (b *Buffer[K]) Reset() {
-	nk, nr := len(b.slots), len(b.slotOf)
+	nk, nr := len(b.slots), b.n
+	b.n = 0
 	clear(b.keys)
 	bigTable := len(b.table) > shrinkAbove && nk*shrinkRatio < len(b.table)
 	bigRecs := cap(b.slotOf) > shrinkAbove && nr*shrinkRatio < cap(b.slotOf)
