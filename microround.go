@@ -58,7 +58,7 @@ func (x *microShared[K, T, A]) lead(m progress.Marker) {
 			busy += time.Duration(f - x.start.UnixNano())
 		}
 		if _, changed := x.elastic.Observe(busy, x.interval); changed {
-			x.stats.changed(x.elastic.Tasks())
+			x.stats.changed(x.elastic.Tasks(), busy, x.interval)
 		}
 	}
 	x.start = now

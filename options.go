@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"log/slog"
 	"runtime"
 	"time"
 
@@ -16,6 +17,7 @@ type jobConfig struct {
 	queueDepth   int
 	onEpoch      func(EpochStats)
 	partitioning string
+	logger       *slog.Logger
 }
 
 func defaultJobConfig() jobConfig {
@@ -64,6 +66,10 @@ func BatchSize(n int) JobOption { return func(c *jobConfig) { c.batchSize = max(
 // QueueDepth sets how many batches an operator instance's inbox holds before
 // its senders block (default 16).
 func QueueDepth(n int) JobOption { return func(c *jobConfig) { c.queueDepth = max(1, n) } }
+
+// Logger sets where the job logs what it decides while it runs (the
+// elastic controller's task changes, say); the default is slog.Default().
+func Logger(l *slog.Logger) JobOption { return func(c *jobConfig) { c.logger = l } }
 
 // OnEpoch registers a function called when an epoch has completed at every
 // sink. It runs on a runtime goroutine and must be quick.

@@ -2,7 +2,9 @@ package weir
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
@@ -94,6 +96,7 @@ func (j *Job) PartitionStats() []PartitionStats {
 // passed it.
 type edgeStats struct {
 	mu       sync.Mutex
+	log      *slog.Logger
 	name     string
 	strategy partition.Strategy
 	senders  int
@@ -170,12 +173,17 @@ func (s *edgeStats) addRound(mapLoad, redLoad []int64, split, frags int64, tasks
 	s.st.MapTasks, s.st.ReduceTasks = tasks, tasks
 }
 
-// changed counts a change of the task count.
-func (s *edgeStats) changed(tasks int) {
+// changed logs and counts a change of the task count.
+func (s *edgeStats) changed(tasks int, processing, interval time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.TaskChanges++
+	old := s.st.MapTasks
 	s.st.MapTasks, s.st.ReduceTasks = tasks, tasks
+	if s.log != nil {
+		s.log.Info("weir: partition tasks changed", "operator", s.name, "from", old, "to", tasks,
+			"processing", processing, "interval", interval)
+	}
 }
 
 func (s *edgeStats) snapshot() PartitionStats {

@@ -1,10 +1,14 @@
 package weir_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,7 +205,10 @@ func TestPromptElasticTasks(t *testing.T) {
 	for _, r := range in {
 		want[r.Key]++
 	}
-	j := weir.NewJob("elastic", weir.Workers(4), weir.BatchInterval(time.Millisecond), weir.Partitioning("prompt"))
+	var logBuf bytes.Buffer
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logBuf}, nil))
+	j := weir.NewJob("elastic", weir.Workers(4), weir.BatchInterval(time.Millisecond), weir.Partitioning("prompt"), weir.Logger(logger))
 	src := weir.Source(j, "src", slowInput[rec]{weir.SliceSource[rec]{Records: in, BatchSize: 50}, 200 * time.Microsecond})
 	out := &bag[weir.WindowResult[string, int64]]{}
 	weir.Sink(weir.Count(weir.Window(weir.KeyBy(src, recKey), weir.Global())), out)
@@ -223,5 +230,22 @@ func TestPromptElasticTasks(t *testing.T) {
 	if st.MapTasks < 1 || st.MapTasks > 4 || st.ReduceTasks != st.MapTasks {
 		t.Errorf("tasks out of bounds: %+v", st)
 	}
+	logMu.Lock()
+	logged := strings.Count(logBuf.String(), "partition tasks changed")
+	logMu.Unlock()
+	if int64(logged) != st.TaskChanges {
+		t.Errorf("%d changes logged, %d counted:\n%s", logged, st.TaskChanges, logBuf.String())
+	}
 	t.Logf("%+v", st)
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -3,6 +3,7 @@ package weir
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"reflect"
 	"strings"
@@ -34,7 +35,10 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		j.fail(err)
 		return result
 	}
-	st := &edgeStats{name: n.name, strategy: strat}
+	st := &edgeStats{name: n.name, strategy: strat, log: j.cfg.logger}
+	if st.log == nil {
+		st.log = slog.Default()
+	}
 	j.partStats = append(j.partStats, st)
 	n.op += " " + strat.String()
 	key := ws.k.key
