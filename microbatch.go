@@ -128,29 +128,6 @@ type mpart[A any] struct {
 	acc        A
 }
 
-// microTask is one receiver's part of the rounds.
-type microTask[K comparable, T, A any] struct {
-	x      *microShared[K, T, A]
-	i      int
-	acc    keySets[A] // map task
-	racc   keySets[A] // reducer
-	tc     window.TumblingCache
-	out    [][]mpart[A]         // per reducer: this map task's partials
-	late   [][]krec[K, T]       // per owner: records to route as they are
-	owned  [][]partial[K, A]    // per owner: this reducer's merged partials
-	folded int64                // records this map task took
-	owner  func(h uint64) int32 // key group owner among the receivers
-	sink   microOwner[K, T, A]  // this receiver's window state
-	wm     func() int64         // this receiver's watermark before the round
-}
-
-// microOwner is the window operator's side: it takes merged partials and
-// raw records into its state.
-type microOwner[K comparable, T, A any] interface {
-	mergeOne(p *partial[K, A])
-	add(r *krec[K, T])
-}
-
 func newMicroShared[K comparable, T, A any](j *Job, st *edgeStats, strategy partition.Strategy, key func(T) K,
 	spec window.Spec, init func() A, add func(A, T) A, merge func(A, A) A) *microShared[K, T, A] {
 	h, _ := partition.Hasher[K]()

@@ -8,6 +8,29 @@ import (
 	"github.com/weirstream/weir/internal/window"
 )
 
+// microTask is one receiver's part of the rounds.
+type microTask[K comparable, T, A any] struct {
+	x      *microShared[K, T, A]
+	i      int
+	acc    keySets[A] // map task
+	racc   keySets[A] // reducer
+	tc     window.TumblingCache
+	out    [][]mpart[A]         // per reducer: this map task's partials
+	late   [][]krec[K, T]       // per owner: records to route as they are
+	owned  [][]partial[K, A]    // per owner: this reducer's merged partials
+	folded int64                // records this map task took
+	owner  func(h uint64) int32 // key group owner among the receivers
+	sink   microOwner[K, T, A]  // this receiver's window state
+	wm     func() int64         // this receiver's watermark before the round
+}
+
+// microOwner is the window operator's side: it takes merged partials and
+// raw records into its state.
+type microOwner[K comparable, T, A any] interface {
+	mergeOne(p *partial[K, A])
+	add(r *krec[K, T])
+}
+
 // newMicroTask is receiver i's part of the rounds; sink is its window
 // state and wm its watermark.
 func newMicroTask[K comparable, T, A any](x *microShared[K, T, A], i int, sink microOwner[K, T, A], wm func() int64) *microTask[K, T, A] {
