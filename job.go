@@ -77,26 +77,8 @@ type exchangeCtx struct {
 	name string
 	// sender is the index of the upstream instance among senders.
 	sender, senders int
-	// shared is one slot per edge, common to the edge's senders, for
-	// exchanges whose senders cooperate.
-	shared *sharedSlot
-	done   <-chan struct{}
-}
-
-// sharedSlot holds one value shared by the senders of an edge, made by the
-// first sender that asks.
-type sharedSlot struct {
-	mu sync.Mutex
-	v  any
-}
-
-func (s *sharedSlot) get(mk func() any) any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.v == nil {
-		s.v = mk()
-	}
-	return s.v
+	// done is closed when the job stops.
+	done <-chan struct{}
 }
 
 func (j *Job) add(n *node) *node {
@@ -221,7 +203,6 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 	// Consumers of each output port.
 	outEdges := map[[2]int][]plan.Edge{}
 	hasRemote := map[int]bool{} // task index -> has a non-fused out edge
-	shared := map[plan.Edge]*sharedSlot{}
 	for _, e := range p.Edges {
 		outEdges[[2]int{e.From, e.FromPort}] = append(outEdges[[2]int{e.From, e.FromPort}], e)
 		if !e.Fused {
@@ -256,14 +237,9 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 					}
 				}
 				recv := j.nodes[e.To]
-				slot := shared[e]
-				if slot == nil {
-					slot = &sharedSlot{}
-					shared[e] = slot
-				}
 				cons = append(cons, recv.inputs[e.Port].exchange(exchangeCtx{
 					ex: e.Exchange, outlets: outlets, name: recv.name,
-					sender: inst, senders: par[id], shared: slot, done: rt.Done(),
+					sender: inst, senders: par[id], done: rt.Done(),
 				}))
 			}
 			outs[port] = n.ports[port](cons)
