@@ -333,6 +333,9 @@ func (b *barrier) wait(leader func()) error {
 		broken := b.broken
 		b.mu.Unlock()
 		if broken {
+			// The leader's panic is failing the job; returning before it
+			// has would make this the job's error.
+			<-b.done
 			return errStopping
 		}
 		return nil

@@ -351,12 +351,19 @@ func (t *microTask[K, T, A]) reduceTask() {
 	})
 }
 
-// afterReduce forgets the round's keys, which may point into input
-// buffers.
+// afterReduce forgets the round's keys and map partials, which may point
+// into input buffers.
 func (x *microShared[K, T, A]) afterReduce() {
 	clear(x.keys)
 	x.keys = x.keys[:0]
 	x.index.Clear()
+	// The map partials are merged: their accumulators may hold input data.
+	for _, t := range x.tasksOut {
+		for r := range t.out {
+			clear(t.out[r])
+			t.out[r] = t.out[r][:0]
+		}
+	}
 }
 
 // own takes what receiver t.i owns into its window state, then forgets

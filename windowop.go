@@ -190,6 +190,7 @@ func (w *windowTask[K, T, A, R]) Batch(port int, b any) error {
 func (w *windowTask[K, T, A, R]) flushLate() error {
 	if len(w.lateB.v) > 0 {
 		err := w.late.push(&w.lateB)
+		clear(w.lateB.v) // the records may point into input buffers
 		w.lateB.v, w.lateB.ts = w.lateB.v[:0], w.lateB.ts[:0]
 		return err
 	}
