@@ -31,7 +31,7 @@ func TestMicroLeaderPanicIsTheError(t *testing.T) {
 		src := weir.Source(j, "src", slowInput[rec]{weir.SliceSource[rec]{Records: in, BatchSize: 10}, 500 * time.Microsecond})
 		ws := weir.Window(weir.KeyBy(weir.EventTime(src, recTS, outOfOrder), recKey), weir.Tumbling(50*time.Millisecond))
 		weir.Sink(weir.Count(ws), discard[weir.WindowResult[string, int64]]{})
-		err := runWithin(t, j, 20*time.Second)
+		err := runWithin(t, j, time.Minute)
 		if err == nil {
 			continue // no task change happened
 		}

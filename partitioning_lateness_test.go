@@ -73,7 +73,7 @@ func TestStrategiesSameLateRecords(t *testing.T) {
 					rb, lb := &bag[wres]{}, &bag[rec]{}
 					weir.Sink(res, rb)
 					weir.Sink(late, lb)
-					if err := runWithin(t, j, 20*time.Second); err != nil {
+					if err := runWithin(t, j, time.Minute); err != nil {
 						t.Fatalf("%s: %v", strategy, err)
 					}
 					o := &outcome{res: rb.out}

@@ -106,7 +106,7 @@ func TestMicroPartialsDoNotPinInput(t *testing.T) {
 				}
 				return a
 			}), discard[weir.WindowResult[string, prec]]{})
-			if err := runWithin(t, j, 10*time.Second); err != nil {
+			if err := runWithin(t, j, time.Minute); err != nil {
 				t.Fatal(err)
 			}
 			if !<-collected {
@@ -134,7 +134,7 @@ func TestLateRecordsDoNotPinInput(t *testing.T) {
 			src := weir.EventTime(weir.Source(j, "src", script), func(p prec) int64 { return p.TS }, 0)
 			ws := weir.Window(weir.KeyBy(src, func(p prec) string { return p.Key }), weir.Tumbling(10*time.Millisecond))
 			weir.Sink(weir.Count(ws), discard[weir.WindowResult[string, int64]]{})
-			if err := runWithin(t, j, 10*time.Second); err != nil {
+			if err := runWithin(t, j, time.Minute); err != nil {
 				t.Fatal(err)
 			}
 			if late := j.Metrics().Late; late != 1 {
