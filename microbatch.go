@@ -71,22 +71,23 @@ type microShared[K comparable, T, A any] struct {
 	finalSeen []bool
 
 	// The round, written by its leader.
-	bar      barrier
-	round    []*deposit[K, T] // the deposits of the round
-	planner  partition.Planner
-	plan     *partition.Plan
-	elastic  *partition.Elastic
-	tasks    int
-	index    *state.Table[K, int32]
-	keys     []K
-	hashes   []uint64
-	counts   []int32
-	frags    [][]fragRange // per block (prompt)
-	start    time.Time
-	finish   atomic.Int64 // unix nanos: the last receiver's end of the round
-	n        int64
-	busy     atomic.Int64          // nanos spent buffering since the last round (max over senders)
-	tasksOut []*microTask[K, T, A] // per receiver, registered when made
+	bar       barrier
+	round     []*deposit[K, T] // the deposits of the round
+	planner   partition.Planner
+	reweigher partition.Reweigher
+	plan      *partition.Plan
+	elastic   *partition.Elastic
+	tasks     int
+	index     *state.Table[K, int32]
+	keys      []K
+	hashes    []uint64
+	counts    []int32
+	frags     [][]fragRange // per block (prompt)
+	start     time.Time
+	finish    atomic.Int64 // unix nanos: the last receiver's end of the round
+	n         int64
+	busy      atomic.Int64          // nanos spent buffering since the last round (max over senders)
+	tasksOut  []*microTask[K, T, A] // per receiver, registered when made
 }
 
 // maxPending is how many deposits a sender may hand over before the
@@ -102,6 +103,9 @@ type deposit[K comparable, T any] struct {
 	pkgCount [][2]int32 // and how many chose each
 	through  progress.Epoch
 	final    bool
+	// The earliest and latest event time buffered, if timed.
+	timed        bool
+	minTs, maxTs int64
 	// Set by the round's leader.
 	gid    []int32 // per slot: global key number
 	off    []int32 // per slot: records of the key in deposits before this one
@@ -227,6 +231,10 @@ func (e *microEx[K, T, A]) one(b *batch[T], i int) {
 	var ts int64
 	if b.ts != nil {
 		ts = b.ts[i]
+		if !d.timed {
+			d.timed, d.minTs, d.maxTs = true, ts, ts
+		}
+		d.minTs, d.maxTs = min(d.minTs, ts), max(d.maxTs, ts)
 	}
 	d.recs.Add(s, trec[T]{v, ts})
 	if e.pkg != nil {

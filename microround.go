@@ -150,6 +150,11 @@ func (x *microShared[K, T, A]) lead(m progress.Marker) {
 		}
 		if len(x.counts) > 0 {
 			x.plan = x.planner.Prompt(x.counts, byCount, x.tasks, x.tasks)
+			// The planner counts one partial per fragment; when the epoch
+			// spans several windows a fragment makes up to one per window.
+			if w := x.windowsSpanned(); w > 1 {
+				x.plan.Reweigh(func(_ int, f partition.Frag) int64 { return int64(min(f.Count, w)) }, &x.reweigher)
+			}
 			for g := range x.counts {
 				lo := int32(0)
 				for _, f := range x.plan.Fragments(g) {
@@ -159,6 +164,43 @@ func (x *microShared[K, T, A]) lead(m progress.Marker) {
 			}
 		}
 	}
+}
+
+// windowsSpanned is how many windows the round's event times can fall in
+// (at most 1024).
+func (x *microShared[K, T, A]) windowsSpanned() int32 {
+	spec := &x.spec
+	var lo, hi int64
+	timed := false
+	for _, d := range x.round {
+		if d.timed {
+			if !timed {
+				lo, hi, timed = d.minTs, d.maxTs, true
+			}
+			lo, hi = min(lo, d.minTs), max(hi, d.maxTs)
+		}
+	}
+	if !timed {
+		return 1
+	}
+	var n int64
+	switch spec.Kind {
+	case window.Tumbling:
+		n = floorDiv(hi, spec.Size) - floorDiv(lo, spec.Size) + 1
+	case window.Sliding:
+		n = floorDiv(hi, spec.Slide) - floorDiv(lo, spec.Slide) + (spec.Size+spec.Slide-1)/spec.Slide
+	default:
+		return 1
+	}
+	return int32(min(max(n, 1), 1024))
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 // mapTask folds block t.i into partials per reducer.
@@ -308,6 +350,7 @@ func (x *microShared[K, T, A]) afterMap() {
 		d.buf.Reset()
 		d.recs.Reset()
 		d.pkgBlock, d.pkgCount = d.pkgBlock[:0], d.pkgCount[:0]
+		d.timed = false
 		x.free[d.sender] = append(x.free[d.sender], d)
 		select {
 		case x.freed[d.sender] <- struct{}{}:

@@ -249,3 +249,46 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestPromptReducersCountWindows: when an epoch spans several windows, hot
+// keys make a partial per window, and the reduce table must weigh that to
+// stay balanced.
+func TestPromptReducersCountWindows(t *testing.T) {
+	var in []rec
+	for i := range 60000 {
+		k := fmt.Sprintf("k%d", i%500)
+		if i%3 != 0 {
+			k = fmt.Sprintf("hot%d", i%4)
+		}
+		in = append(in, rec{ID: i, Key: k, TS: int64(i)}) // 1 ms apart: an epoch of 3000 spans 30 windows
+	}
+	want := map[winKey]int64{}
+	for _, r := range in {
+		s := r.TS - r.TS%100
+		want[winKey{r.Key, s, s + 100}]++
+	}
+	j := weir.NewJob("windows", weir.Workers(4), weir.EpochRecords(3000), weir.Partitioning("prompt"))
+	src := weir.EventTime(weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 100}), recTS, 0)
+	out := &bag[weir.WindowResult[string, int64]]{}
+	weir.Sink(weir.Count(weir.Window(weir.KeyBy(src, recKey), weir.Tumbling(100*time.Millisecond))), out)
+	if err := j.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := map[winKey]int64{}
+	for _, r := range out.out {
+		got[winKey{r.Key, r.Start, r.End}] += r.Value
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d windows, want %d", len(got), len(want))
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Fatalf("%+v: %d, want %d", k, got[k], n)
+		}
+	}
+	st := j.PartitionStats()[0]
+	t.Logf("%+v", st)
+	if st.ReduceImbalance > 1.10 {
+		t.Errorf("reduce imbalance %.3f with many windows per epoch, want <= 1.10", st.ReduceImbalance)
+	}
+}
