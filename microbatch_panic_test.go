@@ -13,7 +13,7 @@ import (
 type panicHandler struct{}
 
 func (panicHandler) Enabled(context.Context, slog.Level) bool  { return true }
-func (panicHandler) Handle(context.Context, slog.Record) error { panic("review2: logger failed") }
+func (panicHandler) Handle(context.Context, slog.Record) error { panic("test logger failed") }
 func (h panicHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
 func (h panicHandler) WithGroup(string) slog.Handler           { return h }
 
@@ -36,7 +36,7 @@ func TestMicroLeaderPanicIsTheError(t *testing.T) {
 			continue // no task change happened
 		}
 		failed++
-		if !strings.Contains(err.Error(), "review2: logger failed") {
+		if !strings.Contains(err.Error(), "test logger failed") {
 			bad++
 			t.Logf("run %d: Run = %v", i, err)
 		}

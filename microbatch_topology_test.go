@@ -291,8 +291,8 @@ func (r *stallReader) Read() ([]string, error) {
 
 type wres = weir.WindowResult[string, int64]
 
-// reviewTopo is a job shape feeding keyed counts, with its sequential model.
-type reviewTopo struct {
+// microTopo is a job shape feeding keyed counts, with its sequential model.
+type microTopo struct {
 	name  string
 	build func(c runCfg, j *weir.Job, in []rec) weir.Stream[wres]
 	model func(in []rec) []wres
@@ -309,8 +309,8 @@ func slidingCount(in []rec) []wres {
 	return results(m, func(rs []rec) int64 { return int64(len(rs)) })
 }
 
-func reviewTopos() []reviewTopo {
-	return []reviewTopo{
+func microTopos() []microTopo {
+	return []microTopo{
 		{"single-tumbling", func(c runCfg, j *weir.Job, in []rec) weir.Stream[wres] {
 			return weir.Count(weir.Window(weir.KeyBy(timedSource(c, j, "src", in), recKey), weir.Tumbling(100*time.Millisecond)))
 		}, func(in []rec) []wres { return tumbleCount(in, 100) }},
@@ -348,7 +348,7 @@ func reviewTopos() []reviewTopo {
 func TestMicroTopologiesMicro(t *testing.T) {
 	in := genRecs(91, 3001, 13, maxDelay)
 	for _, strategy := range []string{"roundrobin", "pkg", "prompt"} {
-		for _, tp := range reviewTopos() {
+		for _, tp := range microTopos() {
 			want := tp.model(in)
 			for _, c := range runCfgs() {
 				t.Run(strategy+"/"+tp.name+"/"+c.name, func(t *testing.T) {
@@ -379,7 +379,7 @@ type failAfter struct {
 	n  int
 }
 
-var errSink = errors.New("review: sink failed")
+var errSink = errors.New("test sink failed")
 
 func (f *failAfter) Write(v []wres) error {
 	f.mu.Lock()
@@ -404,7 +404,7 @@ func TestMicroFailuresMidRound(t *testing.T) {
 					j := weir.NewJob("fail", weir.Workers(w), weir.Partitioning(strategy), weir.EpochRecords(50), weir.BatchSize(8), weir.QueueDepth(2))
 					var src weir.Stream[rec]
 					if kind == "cancel" {
-						src = weir.Source(j, "src", reviewEndless{in})
+						src = weir.Source(j, "src", endlessInput{in})
 					} else {
 						src = weir.Source(j, "src", slowInput[rec]{weir.SliceSource[rec]{Records: in, BatchSize: 10}, 200 * time.Microsecond})
 					}
@@ -413,7 +413,7 @@ func TestMicroFailuresMidRound(t *testing.T) {
 					agg := weir.Aggregator[rec, int64, int64]{
 						Add: func(a int64, r rec) int64 {
 							if kind == "add-panic" && seen.inc() == 2000 {
-								panic("review: add failed")
+								panic("test add failed")
 							}
 							return a + 1
 						},
@@ -439,7 +439,7 @@ func TestMicroFailuresMidRound(t *testing.T) {
 							t.Errorf("Run = %v, want the sink's error", err)
 						}
 					case "add-panic":
-						if err == nil || !strings.Contains(err.Error(), "review: add failed") {
+						if err == nil || !strings.Contains(err.Error(), "test add failed") {
 							t.Errorf("Run = %v, want the Add panic", err)
 						}
 					case "cancel":
@@ -461,20 +461,20 @@ type atomicCounter struct {
 func (c *atomicCounter) inc() int { c.mu.Lock(); defer c.mu.Unlock(); c.n++; return c.n }
 
 // endless repeats its records (timestamps moving on) until the job stops.
-type reviewEndless struct{ recs []rec }
+type endlessInput struct{ recs []rec }
 
-func (e reviewEndless) Open(ctx weir.SourceContext) (weir.Reader[rec], error) {
-	return &reviewEndlessReader{recs: e.recs}, nil
+func (e endlessInput) Open(ctx weir.SourceContext) (weir.Reader[rec], error) {
+	return &endlessInputReader{recs: e.recs}, nil
 }
 
-type reviewEndlessReader struct {
+type endlessInputReader struct {
 	recs []rec
 	pos  int
 	lap  int64
 	buf  []rec
 }
 
-func (r *reviewEndlessReader) Read() ([]rec, error) {
+func (r *endlessInputReader) Read() ([]rec, error) {
 	r.buf = r.buf[:0]
 	for range 10 {
 		x := r.recs[r.pos]
@@ -487,7 +487,7 @@ func (r *reviewEndlessReader) Read() ([]rec, error) {
 	return r.buf, nil
 }
 
-func (r *reviewEndlessReader) Close() error { return nil }
+func (r *endlessInputReader) Close() error { return nil }
 
 // pinReader returns four records whose keys are substrings of one large
 // chunk, then two records from another chunk (an epoch that has not ended
