@@ -23,7 +23,9 @@ import (
 //   - "prompt": Prompt's frequency-aware partitioning: map blocks balanced
 //     in records and distinct keys with hot keys split, load-aware
 //     reducers, and a task count that follows the load;
-//   - "auto" (the default): see autoStrategy.
+//   - "auto" (the default): roundrobin, which costs least per record on
+//     one machine, where sources already spread records evenly over the
+//     senders (see weir bench skew).
 //
 // Strategies other than hash need an aggregator with Merge and a window
 // other than Session; other aggregations use hash. An unknown name fails
