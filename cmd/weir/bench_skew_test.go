@@ -107,6 +107,20 @@ func TestBenchSkew(t *testing.T) {
 	})
 }
 
+// TestBenchSkewRate paces the generator: the run lasts about
+// events/rate, and the counts per key are checked.
+func TestBenchSkewRate(t *testing.T) {
+	m := oneJSON(t, mustSucceed(t, "bench", "skew", "--events", "100000", "--keys", "2000", "--rate", "500000",
+		"--workers", "2", "--partitioning", "prompt").stdout)
+	if v := number(t, m, "seconds"); v < 0.15 {
+		t.Errorf("seconds = %v; 100000 records at 500000/s take at least 0.2 s", v)
+	}
+	if m["checked"] != true {
+		t.Errorf("checked = %v", m["checked"])
+	}
+	mustFail(t, []string{"bench", "skew", "--events", "1000", "--rate", "1000", "--dist", "uniform"}, "--rate needs --dist zipf")
+}
+
 func TestBenchSkewSimulate(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.go"), strings.Repeat("package a\n\nfunc f() error {\n\tif err := g(); err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n", 400))
