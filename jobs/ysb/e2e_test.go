@@ -246,6 +246,18 @@ func TestRunFileMatchesReference(t *testing.T) {
 				t.Errorf("Metrics.Late = %d, want 0", run.Metrics.Late)
 			}
 		})
+		for _, strategy := range []string{"hash", "pkg", "prompt"} {
+			t.Run(fmt.Sprintf("shuffled/%s/interval=2ms/workers=%d", strategy, w), func(t *testing.T) {
+				run := runFile(t, ysb.FileConfig{
+					Events: []string{shuffledPath}, Campaigns: camp, Workers: w, MaxDelay: 5 * time.Second,
+					Options: []weir.JobOption{weir.BatchInterval(2 * time.Millisecond), weir.Partitioning(strategy)},
+				})
+				checkResults(t, strategy+" partitioning", run.Results, want)
+				if run.Metrics.Late != 0 {
+					t.Errorf("Metrics.Late = %d, want 0", run.Metrics.Late)
+				}
+			})
+		}
 		t.Run(fmt.Sprintf("shuffled/epoch-records/workers=%d", w), func(t *testing.T) {
 			per := 1_009
 			run := runFile(t, ysb.FileConfig{
