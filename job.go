@@ -138,6 +138,15 @@ func (j *Job) Explain() (string, error) {
 		j.name, j.cfg.workers, j.cfg.keyGroups, j.epochDesc(), p.Explain()), nil
 }
 
+// ExplainDot returns the physical plan in Graphviz's dot language.
+func (j *Job) ExplainDot() (string, error) {
+	p, err := j.plan()
+	if err != nil {
+		return "", err
+	}
+	return p.Dot(j.name), nil
+}
+
 func (j *Job) epochDesc() string {
 	if j.cfg.epochRecords > 0 {
 		return fmt.Sprintf("every %d records", j.cfg.epochRecords)

@@ -499,6 +499,12 @@ func TestExplainYSB(t *testing.T) {
 			t.Errorf("wordcount plan does not mention %q:\n%s", w, r.stdout)
 		}
 	}
+	r = mustSucceed(t, "explain", "ysb", "--format", "dot", "--partitioning", "prompt")
+	if !strings.HasPrefix(r.stdout, `digraph "ysb" {`) || !strings.Contains(r.stdout, `label="keygroup"`) ||
+		!strings.Contains(r.stdout, "prompt") {
+		t.Errorf("dot plan:\n%s", r.stdout)
+	}
+	mustFail(t, []string{"explain", "ysb", "--format", "svg"}, "want text or dot")
 }
 
 func TestRunYSBGenerator(t *testing.T) {

@@ -13,13 +13,19 @@ import (
 )
 
 func explainCmd() *cobra.Command {
-	var jf jobFlags
+	var (
+		jf     jobFlags
+		format string
+	)
 	cmd := &cobra.Command{
 		Use:       "explain JOB",
 		Short:     "Print the physical plan of a built-in job (ysb, wordcount)",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"ysb", "wordcount"},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "dot" {
+				return fmt.Errorf("--format %q: want text or dot", format)
+			}
 			job := weir.NewJob(args[0], jf.options()...)
 			switch args[0] {
 			case "ysb":
@@ -31,7 +37,11 @@ func explainCmd() *cobra.Command {
 			default:
 				return fmt.Errorf("unknown job %q; want ysb or wordcount", args[0])
 			}
-			plan, err := job.Explain()
+			explain := job.Explain
+			if format == "dot" {
+				explain = job.ExplainDot
+			}
+			plan, err := explain()
 			if err != nil {
 				return err
 			}
@@ -40,5 +50,6 @@ func explainCmd() *cobra.Command {
 		},
 	}
 	jf.register(cmd.Flags())
+	cmd.Flags().StringVar(&format, "format", "text", "text, or dot for Graphviz")
 	return cmd
 }
