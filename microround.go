@@ -183,24 +183,7 @@ func (x *microShared[K, T, A]) windowsSpanned() int32 {
 	if !timed {
 		return 1
 	}
-	var n int64
-	switch spec.Kind {
-	case window.Tumbling:
-		n = floorDiv(hi, spec.Size) - floorDiv(lo, spec.Size) + 1
-	case window.Sliding:
-		n = floorDiv(hi, spec.Slide) - floorDiv(lo, spec.Slide) + (spec.Size+spec.Slide-1)/spec.Slide
-	default:
-		return 1
-	}
-	return int32(min(max(n, 1), 1024))
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
+	return int32(min(max(spec.Spanned(lo, hi), 1), 1024))
 }
 
 // mapTask folds block t.i into partials per reducer.

@@ -103,6 +103,22 @@ func (s Spec) Assign(ts int64, f func(start, end int64)) {
 	}
 }
 
+// Spanned bounds the number of windows that records with times in
+// [lo, hi] can fall in: exact for tumbling windows, at most size/slide
+// more for sliding ones, 1 for the global window, and 0 for sessions
+// (their windows depend on the records).
+func (s Spec) Spanned(lo, hi int64) int64 {
+	switch s.Kind {
+	case Tumbling:
+		return floorDiv(hi, s.Size) - floorDiv(lo, s.Size) + 1
+	case Sliding:
+		return floorDiv(hi, s.Slide) - floorDiv(lo, s.Slide) + (s.Size+s.Slide-1)/s.Slide
+	case Global:
+		return 1
+	}
+	return 0
+}
+
 // Late reports whether a window ending at end accepts no more records at
 // watermark wm.
 func (s Spec) Late(end, wm int64) bool {

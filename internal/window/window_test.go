@@ -128,3 +128,27 @@ func TestTumblingCache(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanned compares Spanned with the distinct windows Assign gives every
+// time in [lo, hi].
+func TestSpanned(t *testing.T) {
+	specs := []Spec{
+		{Kind: Tumbling, Size: 10},
+		{Kind: Sliding, Size: 10, Slide: 3},
+		{Kind: Sliding, Size: 9, Slide: 3},
+		{Kind: Global},
+	}
+	for _, s := range specs {
+		for lo := int64(-25); lo < 25; lo += 7 {
+			for hi := lo; hi < lo+40; hi += 5 {
+				seen := map[[2]int64]bool{}
+				for ts := lo; ts <= hi; ts++ {
+					s.Assign(ts, func(start, end int64) { seen[[2]int64{start, end}] = true })
+				}
+				if got := s.Spanned(lo, hi); got < int64(len(seen)) || got > int64(len(seen))+s.Size/max(s.Slide, 1) {
+					t.Errorf("%v Spanned(%d, %d) = %d; Assign gives %d windows", s, lo, hi, got, len(seen))
+				}
+			}
+		}
+	}
+}
