@@ -131,30 +131,34 @@ func TestLatenessAgainstModel(t *testing.T) {
 	}
 	for _, sp := range specs {
 		for _, lateness := range []int64{0, 30, 90} {
-			t.Run(sp.name+"/lateness"+time.Duration(lateness*1e6).String(), func(t *testing.T) {
-				t.Parallel()
-				wantOut, wantLate := lateModel(in, 20, lateness, sp.assign)
-				if len(wantLate) == 0 || len(wantLate) == len(in) {
-					t.Fatalf("model has %d late records of %d: the input does not test lateness", len(wantLate), len(in))
-				}
-				j := stepJob()
-				ws := weir.Window(weir.KeyBy(stepSource(j, in, 20*time.Millisecond), recKey), sp.spec,
-					weir.AllowedLateness(time.Duration(lateness)*time.Millisecond))
-				out := &bag[weir.WindowResult[string, int64]]{}
-				late := &bag[rec]{}
-				weir.Sink(weir.Count(ws), out)
-				weir.Sink(ws.Late(), late)
-				if err := j.Run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				checkBag(t, out.out, wantOut)
-				if !slices.Equal(late.out, wantLate) {
-					t.Errorf("%d late records, want %d", len(late.out), len(wantLate))
-				}
-				if n := j.Metrics().Late; n != int64(len(wantLate)) {
-					t.Errorf("Metrics().Late = %d, want %d", n, len(wantLate))
-				}
-			})
+			for _, strategy := range strategies {
+				t.Run(sp.name+"/lateness"+time.Duration(lateness*1e6).String()+"/"+strategy, func(t *testing.T) {
+					t.Parallel()
+					wantOut, wantLate := lateModel(in, 20, lateness, sp.assign)
+					if len(wantLate) == 0 || len(wantLate) == len(in) {
+						t.Fatalf("model has %d late records of %d: the input does not test lateness", len(wantLate), len(in))
+					}
+					// Pre-aggregating strategies must send possibly-late
+					// records raw, so that exactly the model's are late.
+					j := weir.NewJob("step", weir.Workers(1), weir.EpochRecords(1), weir.BatchSize(4), weir.Partitioning(strategy))
+					ws := weir.Window(weir.KeyBy(stepSource(j, in, 20*time.Millisecond), recKey), sp.spec,
+						weir.AllowedLateness(time.Duration(lateness)*time.Millisecond))
+					out := &bag[weir.WindowResult[string, int64]]{}
+					late := &bag[rec]{}
+					weir.Sink(weir.Count(ws), out)
+					weir.Sink(ws.Late(), late)
+					if err := j.Run(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					checkBag(t, out.out, wantOut)
+					if !slices.Equal(late.out, wantLate) {
+						t.Errorf("%d late records, want %d", len(late.out), len(wantLate))
+					}
+					if n := j.Metrics().Late; n != int64(len(wantLate)) {
+						t.Errorf("Metrics().Late = %d, want %d", n, len(wantLate))
+					}
+				})
+			}
 		}
 	}
 }

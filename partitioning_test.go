@@ -82,44 +82,6 @@ func TestStrategiesAgainstModel(t *testing.T) {
 	}
 }
 
-// TestStrategiesLateness checks lateness and re-firing under every
-// strategy against the per-record model: pre-aggregating strategies must
-// send possibly-late records raw so that exactly the model's records are
-// late.
-func TestStrategiesLateness(t *testing.T) {
-	in := genRecs(43, 2000, 5, 200)
-	assign := func(ts int64) [][2]int64 {
-		var out [][2]int64
-		for s := ts - ts%25; s > ts-60; s -= 25 {
-			out = append(out, [2]int64{s, s + 60})
-		}
-		return out
-	}
-	for _, strategy := range strategies {
-		for _, lateness := range []int64{0, 40} {
-			t.Run(fmt.Sprintf("%s/lateness%d", strategy, lateness), func(t *testing.T) {
-				t.Parallel()
-				wantOut, wantLate := lateModel(in, 20, lateness, assign)
-				j := weir.NewJob("step", weir.Workers(1), weir.EpochRecords(1), weir.BatchSize(4), weir.Partitioning(strategy))
-				ws := weir.Window(weir.KeyBy(stepSource(j, in, 20*time.Millisecond), recKey),
-					weir.Sliding(60*time.Millisecond, 25*time.Millisecond),
-					weir.AllowedLateness(time.Duration(lateness)*time.Millisecond))
-				out := &bag[weir.WindowResult[string, int64]]{}
-				late := &bag[rec]{}
-				weir.Sink(weir.Count(ws), out)
-				weir.Sink(ws.Late(), late)
-				if err := j.Run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				checkBag(t, out.out, wantOut)
-				if !slices.Equal(late.out, wantLate) {
-					t.Errorf("%d late records, want %d", len(late.out), len(wantLate))
-				}
-			})
-		}
-	}
-}
-
 // TestPromptSplitsHotKeys runs a global count over keys where one key has
 // most records, with 4 workers: prompt must split it (two-level
 // aggregation), keep the map blocks balanced, and count exactly; hash
