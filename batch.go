@@ -13,10 +13,17 @@ import (
 // copying them. A batch pushed into a fused operator is borrowed for the
 // call; a batch sent through an inbox is dense (sel is nil) and owned by the
 // receiver, which releases it to its pool.
+//
+// In an ordered job, a batch that crosses an ordered exchange is a frame:
+// unit numbers the source batch it comes from, and inside keyed regions
+// seq (parallel to v, like ts) orders the records of one unit (see
+// ordered.go).
 type batch[T any] struct {
 	v    []T
 	ts   []int64
 	sel  []int32
+	seq  []uint64
+	unit int64
 	pool *sync.Pool
 }
 
@@ -55,6 +62,7 @@ func (b *batch[T]) release() {
 	clear(b.v) // drop references so pooled batches do not pin records
 	b.v = b.v[:0]
 	b.ts = b.ts[:0]
+	b.seq = b.seq[:0]
 	b.pool.Put(b)
 }
 

@@ -39,8 +39,8 @@ func benchPipeline(b *testing.B, in []benchRec, workers int, spec weir.WindowSpe
 		if timed {
 			src = weir.EventTime(src, func(r benchRec) int64 { return r.TS }, time.Second)
 		}
-		m := weir.Map(src, func(r benchRec) benchRec { r.Kind = (r.Kind + 1) % 3; return r })
-		f := weir.Filter(m, func(r benchRec) bool { return r.Kind != 0 })
+		m := weir.Map(src, func(r benchRec) benchRec { r.Kind = (r.Kind + 1) % 3; return r }, weir.Stateless())
+		f := weir.Filter(m, func(r benchRec) bool { return r.Kind != 0 }, weir.Stateless())
 		counts := weir.Count(weir.Window(weir.KeyBy(f, func(r benchRec) string { return r.Ad }), spec))
 		var n int64
 		weir.Sink(counts, weir.SinkFunc[weir.WindowResult[string, int64]](func(v []weir.WindowResult[string, int64]) error {

@@ -76,8 +76,8 @@ func TestReadersClosedOnEveryExit(t *testing.T) {
 func TestPanicNamesTheOperator(t *testing.T) {
 	job := weir.NewJob("panic", weir.Workers(2))
 	src := weir.Source(job, "numbers", weir.SliceSource[int]{Records: []int{1, 2, 0, 4}})
-	inv := weir.Map(src, func(x int) int { return 12 / x }, weir.Name("divide"))
-	weir.Sink(weir.Filter(inv, func(int) bool { return true }), weir.SinkFunc[int](func([]int) error { return nil }))
+	inv := weir.Map(src, func(x int) int { return 12 / x }, weir.Name("divide"), weir.Stateless())
+	weir.Sink(weir.Filter(inv, func(int) bool { return true }, weir.Stateless()), weir.SinkFunc[int](func([]int) error { return nil }))
 	err := job.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "panic: divide: runtime error: integer divide by zero") {
 		t.Fatalf("Run = %v; want a panic naming the divide operator", err)
@@ -153,7 +153,7 @@ func TestPanicNamesInnermostOperator(t *testing.T) {
 	for _, tt := range tests {
 		job := weir.NewJob("panic", weir.Workers(1))
 		src := weir.Source(job, "numbers", weir.SliceSource[int]{Records: []int{1, 2, 3}})
-		tt.build(weir.Map(src, func(x int) int { return x }, weir.Name("innocent")))
+		tt.build(weir.Map(src, func(x int) int { return x }, weir.Name("innocent"), weir.Stateless()))
 		err := job.Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Run = %v; want %q", tt.name, err, tt.want)

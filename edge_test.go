@@ -218,7 +218,7 @@ func TestErrorsStopTheJob(t *testing.T) {
 			weir.Sink(weir.Source(j, "src", failing{}), weir.SinkFunc[int](func([]int) error { return boom }))
 		}, func(err error) bool { return errors.Is(err, boom) }},
 		{"panic in map", func(j *weir.Job) {
-			m := weir.Map(weir.Source(j, "src", failing{}), func(n int) int { return 10 / (n - 2) })
+			m := weir.Map(weir.Source(j, "src", failing{}), func(n int) int { return 10 / (n - 2) }, weir.Stateless())
 			weir.Sink(m, &bag[int]{}, weir.Parallelism(3))
 		}, func(err error) bool { return err != nil && strings.Contains(err.Error(), "panic") }},
 	}

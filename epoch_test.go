@@ -42,7 +42,7 @@ func TestEpochsReported(t *testing.T) {
 			})}, c.opts...)
 			j := weir.NewJob("epochs", opts...)
 			sink := &epochSink{}
-			weir.Sink(weir.Filter(timedSource(c, j, "src", in), even), sink)
+			weir.Sink(weir.Filter(timedSource(c, j, "src", in), even, weir.Stateless()), sink)
 			run(t, j)
 			m := j.Metrics()
 			if len(stats) < 2 || int64(len(stats)) != m.Epochs {

@@ -26,7 +26,7 @@ func EventTime[T any](s Stream[T], ts func(T) int64, maxOutOfOrder time.Duration
 	if maxOutOfOrder < 0 {
 		s.job.fail(fmt.Errorf("weir: EventTime: negative out-of-orderness %s", maxOutOfOrder))
 	}
-	out := stateless(s, "eventtime", opts, func(out pusher[T]) pusher[T] {
+	out := recordOp(s, "eventtime", builtinOne, opts, func(_ taskCtx, out pusher[T]) pusher[T] {
 		return &eventTimeOp[T]{f: ts, delay: delay, out: out, max: progress.NoWatermark, wm: progress.NoWatermark}
 	})
 	out.timed = true
@@ -62,7 +62,7 @@ func (o *eventTimeOp[T]) push(b *batch[T]) error {
 		}
 	}
 	o.max = mx
-	o.b.v, o.b.ts, o.b.sel = b.v, ts, b.sel
+	o.b.v, o.b.ts, o.b.sel, o.b.seq = b.v, ts, b.sel, b.seq
 	return o.out.push(&o.b)
 }
 

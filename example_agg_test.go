@@ -222,9 +222,9 @@ func ExampleAllowedLateness() {
 func ExampleJob_Explain() {
 	job := weir.NewJob("explain", weir.Workers(2), weir.EpochRecords(1000))
 	src := weir.Source(job, "clicks", weir.SliceSource[click]{Records: clicks})
-	views := weir.Filter(src, func(c click) bool { return c.Page == "home" }, weir.Name("views"))
+	views := weir.Filter(src, func(c click) bool { return c.Page == "home" }, weir.Name("views"), weir.Stateless())
 	timed := weir.EventTime(views, clickTime, time.Second, weir.Name("timed"))
-	counts := weir.Count(weir.Window(weir.KeyBy(timed, clickUser), weir.Tumbling(10*time.Second),
+	counts := weir.Count(weir.Window(weir.KeyBy(timed, clickUser, weir.Name("user")), weir.Tumbling(10*time.Second),
 		weir.WindowOptions(weir.Name("per-user"))))
 	weir.Sink(counts, &bag[weir.WindowResult[string, int64]]{}, weir.Name("out"))
 	plan, err := job.Explain()
@@ -233,15 +233,18 @@ func ExampleJob_Explain() {
 	}
 	fmt.Print(plan)
 	// Output:
-	// job explain: 2 workers, 128 key groups, epochs every 1000 records
-	// task 0  x2
-	//   ■  clicks [source]
-	//   ├─ views [filter]
-	//   ├─ timed [eventtime]
-	// task 1  x2
-	//   ■  per-user [window(tumbling 10s) roundrobin]  <- keygroup from timed
-	// task 2  x1
-	//   ■  out [sink]  <- gather from per-user
+	// job explain: 2 workers, 128 key groups, epochs every 1000 records, unordered
+	// region 0  x2  stateless
+	//   task 0
+	//     ■  clicks [source]
+	//     ├─ views [filter; stateless 1:0..1]
+	//     ├─ timed [eventtime; stateless 1:1]
+	// region 1  x2  keyed by user(string)
+	//   task 1
+	//     ■  per-user [window(tumbling 10s) roundrobin; keyed by user(string) 1:n]  <- keygroup shuffle from timed
+	// region 2  x1  serial
+	//   task 2
+	//     ■  out [sink]  <- gather from per-user
 }
 
 func ExampleJob_Metrics() {

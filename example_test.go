@@ -52,7 +52,7 @@ func ExampleNewJob() {
 	job := weir.NewJob("squares", weir.Workers(2))
 	nums := weir.Source(job, "nums", weir.SliceSource[int]{Records: []int{1, 2, 3, 4}})
 	out := &bag[int]{}
-	weir.Sink(weir.Map(nums, func(n int) int { return n * n }), out)
+	weir.Sink(weir.Map(nums, func(n int) int { return n * n }, weir.Stateless()), out)
 	if err := job.Run(context.Background()); err != nil {
 		fmt.Println(err)
 	}
@@ -100,7 +100,7 @@ func ExampleMap() {
 	job := weir.NewJob("map", weir.Workers(2))
 	words := weir.Source(job, "words", weir.SliceSource[string]{Records: []string{"weir", "go", "stream"}})
 	out := &bag[int]{}
-	weir.Sink(weir.Map(words, func(w string) int { return len(w) }), out)
+	weir.Sink(weir.Map(words, func(w string) int { return len(w) }, weir.Stateless()), out)
 	runJob(job)
 	printSorted(out.out)
 	// Output:
@@ -113,7 +113,7 @@ func ExampleMapRef() {
 	job := weir.NewJob("mapref", weir.Workers(2))
 	src := weir.Source(job, "clicks", weir.SliceSource[click]{Records: clicks})
 	out := &bag[string]{}
-	weir.Sink(weir.MapRef(src, func(c *click) string { return c.User + "@" + c.Page }), out)
+	weir.Sink(weir.MapRef(src, func(c *click) string { return c.User + "@" + c.Page }, weir.Stateless()), out)
 	runJob(job)
 	printSorted(out.out)
 	// Output:
@@ -129,7 +129,7 @@ func ExampleFilter() {
 	job := weir.NewJob("filter", weir.Workers(2))
 	nums := weir.Source(job, "nums", weir.SliceSource[int]{Records: []int{1, 2, 3, 4, 5, 6}})
 	out := &bag[int]{}
-	weir.Sink(weir.Filter(nums, func(n int) bool { return n%2 == 0 }), out)
+	weir.Sink(weir.Filter(nums, func(n int) bool { return n%2 == 0 }, weir.Stateless()), out)
 	runJob(job)
 	printSorted(out.out)
 	// Output:
@@ -142,7 +142,7 @@ func ExampleFilterRef() {
 	job := weir.NewJob("filterref", weir.Workers(2))
 	src := weir.Source(job, "clicks", weir.SliceSource[click]{Records: clicks})
 	out := &bag[click]{}
-	weir.Sink(weir.FilterRef(src, func(c *click) bool { return c.Page != "home" }), out)
+	weir.Sink(weir.FilterRef(src, func(c *click) bool { return c.Page != "home" }, weir.Stateless()), out)
 	runJob(job)
 	printSorted(out.out)
 	// Output:
@@ -153,7 +153,7 @@ func ExampleFilterRef() {
 func ExampleFlatMap() {
 	job := weir.NewJob("flatmap", weir.Workers(2))
 	lines := weir.Source(job, "lines", weir.SliceSource[string]{Records: []string{"to be", "or not"}})
-	words := weir.FlatMap(lines, func(l string, out []string) []string { return append(out, strings.Fields(l)...) })
+	words := weir.FlatMap(lines, func(l string, out []string) []string { return append(out, strings.Fields(l)...) }, weir.Stateless())
 	out := &bag[string]{}
 	weir.Sink(words, out)
 	runJob(job)

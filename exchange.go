@@ -21,14 +21,7 @@ type sendEx[T any] struct {
 }
 
 func newSendEx[T any](outlets []runtime.Outlet, size int, timed bool) *sendEx[T] {
-	e := &sendEx[T]{outlets: outlets, size: size, timed: timed}
-	e.pool = &sync.Pool{New: func() any {
-		b := &batch[T]{v: make([]T, 0, size), pool: e.pool}
-		if timed {
-			b.ts = make([]int64, 0, size)
-		}
-		return b
-	}}
+	e := &sendEx[T]{outlets: outlets, size: size, timed: timed, pool: framePool[T](size, timed)}
 	e.cur = e.pool.Get().(*batch[T])
 	return e
 }

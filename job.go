@@ -47,14 +47,30 @@ type node struct {
 	name   string
 	op     string
 	kind   plan.Kind
-	par    int // 0: the job's default
+	state  plan.State
+	sel    plan.Selectivity
+	key    string // the key's planner name (keyID), for a keyed operator
+	par    int    // 0: the planner decides
 	inputs []input
 	// ports[i] combines the pushers of output port i's consumers.
 	ports []func(outs []any) any
 	// Exactly one of these is set, by kind.
-	newSource func(inst, par int, outs []any) (runtime.SourceTask, error)
-	newOp     func(inst int, outs []any) (any, error)
-	newTask   func(inst int, outs []any) (runtime.InputTask, error)
+	newSource func(tc taskCtx, outs []any) (runtime.SourceTask, error)
+	newOp     func(tc taskCtx, outs []any) (any, error)
+	newTask   func(tc taskCtx, outs []any) (runtime.InputTask, error)
+}
+
+// taskCtx is what an operator instance is made with.
+type taskCtx struct {
+	inst, par int
+	// units is the instance's task's unit context in an ordered job (nil
+	// otherwise); recv, set on an ordered task head, says how it reads.
+	units *unitCtx
+	recv  *ordRecv
+	// op and sel are the operator's name and declared selectivity, for
+	// the record operator being made.
+	op  string
+	sel plan.Selectivity
 }
 
 // input is an edge into a node, with the factory of its sending side.
@@ -79,6 +95,12 @@ type exchangeCtx struct {
 	sender, senders int
 	// done is closed when the job stops.
 	done <-chan struct{}
+	// ordered asks for an ordered exchange; units is the sending task's
+	// unit context, and whole tells whether the sending instances see
+	// whole units.
+	ordered bool
+	whole   bool
+	units   *unitCtx
 }
 
 func (j *Job) add(n *node) *node {
@@ -96,16 +118,6 @@ func (j *Job) fail(err error) {
 	}
 }
 
-func (j *Job) parallelism(n *node) int {
-	if n.par > 0 {
-		return n.par
-	}
-	if n.kind == plan.Sink {
-		return 1
-	}
-	return j.cfg.workers
-}
-
 func (j *Job) plan() (*plan.Physical, error) {
 	if j.err != nil {
 		return nil, j.err
@@ -115,16 +127,14 @@ func (j *Job) plan() (*plan.Physical, error) {
 	}
 	nodes := make([]plan.Node, len(j.nodes))
 	for i, n := range j.nodes {
-		pn := plan.Node{ID: n.id, Name: n.name, Op: n.op, Kind: n.kind, Parallelism: j.parallelism(n)}
-		if n.kind == plan.Stateful && n.inputs[0].keyed && pn.Parallelism > j.cfg.keyGroups {
-			pn.Parallelism = j.cfg.keyGroups
-		}
+		pn := plan.Node{ID: n.id, Name: n.name, Op: n.op, Kind: n.kind, State: n.state,
+			Selectivity: n.sel, Key: n.key, Parallelism: n.par}
 		for port, in := range n.inputs {
 			pn.Inputs = append(pn.Inputs, plan.Input{From: in.from.id, FromPort: in.fromPort, Port: port, Keyed: in.keyed})
 		}
 		nodes[i] = pn
 	}
-	return plan.Build(nodes)
+	return plan.Build(nodes, plan.Config{Workers: j.cfg.workers, KeyGroups: j.cfg.keyGroups, Ordered: j.cfg.ordered})
 }
 
 // Explain returns the physical plan: tasks, their parallelism, the fused
@@ -134,8 +144,12 @@ func (j *Job) Explain() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("job %s: %d workers, %d key groups, epochs %s\n%s",
-		j.name, j.cfg.workers, j.cfg.keyGroups, j.epochDesc(), p.Explain()), nil
+	order := "unordered"
+	if j.cfg.ordered {
+		order = "ordered"
+	}
+	return fmt.Sprintf("job %s: %d workers, %d key groups, epochs %s, %s\n%s",
+		j.name, j.cfg.workers, j.cfg.keyGroups, j.epochDesc(), order, p.Explain()), nil
 }
 
 // ExplainDot returns the physical plan in Graphviz's dot language.
@@ -218,15 +232,16 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 			hasRemote[p.TaskOf[e.From]] = true
 		}
 	}
-	var build func(id, inst int) (any, error)
-	outputs := func(id, inst int) ([]any, error) {
+	var build func(id int, tc taskCtx) (any, error)
+	outputs := func(id int, tc taskCtx) ([]any, error) {
+		inst := tc.inst
 		n := j.nodes[id]
 		outs := make([]any, len(n.ports))
 		for port := range n.ports {
 			var cons []any
 			for _, e := range outEdges[[2]int{id, port}] {
 				if e.Fused {
-					c, err := build(e.To, inst)
+					c, err := build(e.To, tc)
 					if err != nil {
 						return nil, err
 					}
@@ -249,18 +264,23 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 				cons = append(cons, recv.inputs[e.Port].exchange(exchangeCtx{
 					ex: e.Exchange, outlets: outlets, name: recv.name,
 					sender: inst, senders: par[id], done: rt.Done(),
+					ordered: e.Ordered, whole: e.Whole, units: tc.units,
 				}))
 			}
 			outs[port] = n.ports[port](cons)
 		}
 		return outs, nil
 	}
-	build = func(id, inst int) (any, error) {
-		outs, err := outputs(id, inst)
+	build = func(id int, tc taskCtx) (any, error) {
+		outs, err := outputs(id, tc)
 		if err != nil {
 			return nil, err
 		}
-		return j.nodes[id].newOp(inst, outs)
+		return j.nodes[id].newOp(tc, outs)
+	}
+	inEdge := map[int]plan.Edge{} // the input edge of a one-input node
+	for _, e := range p.Edges {
+		inEdge[e.To] = e
 	}
 	// Readers opened so far, closed again if a later one fails to open.
 	var opened []runtime.SourceTask
@@ -274,12 +294,22 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 		n := j.nodes[t.Head]
 		terminal := !hasRemote[ti]
 		for inst := 0; inst < t.Parallelism; inst++ {
-			outs, err := outputs(n.id, inst)
+			tc := taskCtx{inst: inst, par: t.Parallelism}
+			if p.Ordered[n.id] {
+				tc.units = &unitCtx{}
+				if e, ok := inEdge[n.id]; ok && e.Ordered && len(n.inputs) == 1 {
+					tc.recv = &ordRecv{first: 0, step: 1, senders: par[e.From], whole: e.Whole, keepSeq: !p.Whole[n.id]}
+					if e.Exchange == plan.Rebalance {
+						tc.recv.first, tc.recv.step = int64(inst), int64(t.Parallelism)
+					}
+				}
+			}
+			outs, err := outputs(n.id, tc)
 			if err != nil {
 				return fail(err)
 			}
 			if n.kind == plan.Source {
-				st, err := n.newSource(inst, t.Parallelism, outs)
+				st, err := n.newSource(tc, outs)
 				if err != nil {
 					return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
 				}
@@ -287,7 +317,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
 				rt.AddSource(n.name, inst, st, terminal)
 				continue
 			}
-			it, err := n.newTask(inst, outs)
+			it, err := n.newTask(tc, outs)
 			if err != nil {
 				return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
 			}

@@ -28,7 +28,7 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	oc := opOptions(c.opts)
 	spec := w.spec
 	spec.Lateness = c.lateness
-	n := j.add(&node{name: oc.name, op: "join(" + spec.String() + ")", kind: plan.Stateful, par: oc.parallelism, ports: singlePort[O]()})
+	n := j.add(&node{name: oc.name, op: "join(" + spec.String() + ")", kind: plan.Inboxed, state: plan.Keyed, sel: plan.AnyNumber, key: l.name, par: oc.parallelism, ports: singlePort[O]()})
 	n.inputs = []input{keyedInput(l), keyedInput(r)}
 	out := Stream[O]{job: j, node: n, timed: l.s.timed && r.s.timed}
 	switch {
@@ -43,7 +43,7 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	}
 	late := &atomic.Int64{}
 	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
-	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
+	n.newTask = func(_ taskCtx, outs []any) (runtime.InputTask, error) {
 		return &joinTask[K, L, R, O]{
 			spec: spec, f: f, size: j.cfg.batchSize, out: outs[0].(pusher[O]),
 			table: newKeyedTable[K, window.Set[joinAcc[L, R]]](),

@@ -12,13 +12,18 @@ import (
 type KeyedStream[K comparable, T any] struct {
 	s   Stream[T]
 	key func(T) K
+	// name is the key's planner name (see KeyedState), "" if unnamed.
+	name string
 }
 
 // KeyBy partitions s by key. Keys must not change after key returns them
 // (a string built over a buffer that is later written, with unsafe, breaks
-// this).
-func KeyBy[T any, K comparable](s Stream[T], key func(T) K) KeyedStream[K, T] {
-	return KeyedStream[K, T]{s: s, key: key}
+// this). Name names the key attribute: keyed operators (Process, or those
+// declared with KeyedState) keyed by the same name and key type in a row
+// share one parallel region, with no shuffle between them (see
+// KeyedState).
+func KeyBy[T any, K comparable](s Stream[T], key func(T) K, opts ...Option) KeyedStream[K, T] {
+	return KeyedStream[K, T]{s: s, key: key, name: keyID[K](opOptions(opts).name)}
 }
 
 // Stream returns the records of the keyed stream, unkeyed.

@@ -321,7 +321,7 @@ func microTopos() []microTopo {
 		}, func(in []rec) []wres { return tumbleCount(in, 100) }},
 		{"rebalance-sliding-lateness", func(c runCfg, j *weir.Job, in []rec) weir.Stream[wres] {
 			s := timedSource(c, j, "src", in, weir.Parallelism(1))
-			m := weir.Map(s, func(r rec) rec { return r }, weir.Parallelism(3))
+			m := weir.Map(s, func(r rec) rec { return r }, weir.Parallelism(3), weir.Stateless())
 			return weir.Count(weir.Window(weir.KeyBy(m, recKey), weir.Sliding(100*time.Millisecond, 30*time.Millisecond),
 				weir.AllowedLateness(40*time.Millisecond)))
 		}, slidingCount},

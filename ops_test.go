@@ -92,19 +92,19 @@ func opCases() []opCase {
 	type wres = weir.WindowResult[string, int64]
 	return []opCase{
 		pipeline("map", func(c runCfg, j *weir.Job, in []rec) weir.Stream[string] {
-			return weir.Map(source(c, j, "src", in), label)
+			return weir.Map(source(c, j, "src", in), label, weir.Stateless())
 		}, func(in []rec) []string { return mapSlice(in, label) }),
 		pipeline("mapref", func(c runCfg, j *weir.Job, in []rec) weir.Stream[int64] {
-			return weir.MapRef(source(c, j, "src", in), weigh)
+			return weir.MapRef(source(c, j, "src", in), weigh, weir.Stateless())
 		}, func(in []rec) []int64 { return mapSlice(in, func(r rec) int64 { return weigh(&r) }) }),
 		pipeline("filter", func(c runCfg, j *weir.Job, in []rec) weir.Stream[rec] {
-			return weir.Filter(source(c, j, "src", in), third)
+			return weir.Filter(source(c, j, "src", in), third, weir.Stateless())
 		}, func(in []rec) []rec { return filterSlice(in, third) }),
 		pipeline("filterref", func(c runCfg, j *weir.Job, in []rec) weir.Stream[rec] {
-			return weir.FilterRef(source(c, j, "src", in), lowKey)
+			return weir.FilterRef(source(c, j, "src", in), lowKey, weir.Stateless())
 		}, func(in []rec) []rec { return filterSlice(in, deref(lowKey)) }),
 		pipeline("flatmap", func(c runCfg, j *weir.Job, in []rec) weir.Stream[pair] {
-			return weir.FlatMap(source(c, j, "src", in), explode)
+			return weir.FlatMap(source(c, j, "src", in), explode, weir.Stateless())
 		}, func(in []rec) []pair {
 			var out []pair
 			for _, r := range in {
@@ -114,27 +114,27 @@ func opCases() []opCase {
 		}),
 		// Selections flowing through Map, and a selection of a selection.
 		pipeline("filter-map-filter", func(c runCfg, j *weir.Job, in []rec) weir.Stream[int64] {
-			return weir.Filter(weir.Map(weir.Filter(source(c, j, "src", in), even), valPlusID), notThird)
+			return weir.Filter(weir.Map(weir.Filter(source(c, j, "src", in), even, weir.Stateless()), valPlusID, weir.Stateless()), notThird, weir.Stateless())
 		}, func(in []rec) []int64 { return filterSlice(mapSlice(filterSlice(in, even), valPlusID), notThird) }),
 		pipeline("filter-filterref-mapref", func(c runCfg, j *weir.Job, in []rec) weir.Stream[int64] {
-			return weir.MapRef(weir.FilterRef(weir.Filter(source(c, j, "src", in), even), lowKey), refVal)
+			return weir.MapRef(weir.FilterRef(weir.Filter(source(c, j, "src", in), even, weir.Stateless()), lowKey, weir.Stateless()), refVal, weir.Stateless())
 		}, func(in []rec) []int64 {
 			return mapSlice(filterSlice(filterSlice(in, even), deref(lowKey)), func(r rec) int64 { return r.Val })
 		}),
 		// A stateless operator with its own parallelism runs in its own task.
 		pipeline("map-parallelism-3", func(c runCfg, j *weir.Job, in []rec) weir.Stream[string] {
-			return weir.Map(weir.Filter(source(c, j, "src", in), even), label, weir.Parallelism(3))
+			return weir.Map(weir.Filter(source(c, j, "src", in), even, weir.Stateless()), label, weir.Parallelism(3), weir.Stateless())
 		}, func(in []rec) []string { return mapSlice(filterSlice(in, even), label) }),
 		// Event times must follow records through selections, Map and FlatMap.
 		pipeline("eventtime-filter-map-window", func(c runCfg, j *weir.Job, in []rec) weir.Stream[wres] {
-			s := weir.Filter(timedSource(c, j, "src", in), third)
-			s = weir.Map(s, func(r rec) rec { r.Key += "x"; return r })
+			s := weir.Filter(timedSource(c, j, "src", in), third, weir.Stateless())
+			s = weir.Map(s, func(r rec) rec { r.Key += "x"; return r }, weir.Stateless())
 			return countTumbling(s)
 		}, func(in []rec) []wres {
 			return tumbleCount(mapSlice(filterSlice(in, third), func(r rec) rec { r.Key += "x"; return r }), 100)
 		}),
 		pipeline("eventtime-flatmap-window", func(c runCfg, j *weir.Job, in []rec) weir.Stream[wres] {
-			s := weir.FlatMap(weir.FilterRef(timedSource(c, j, "src", in), lowKey), dup)
+			s := weir.FlatMap(weir.FilterRef(timedSource(c, j, "src", in), lowKey, weir.Stateless()), dup, weir.Stateless())
 			return countTumbling(s)
 		}, func(in []rec) []wres {
 			var out []rec
@@ -150,10 +150,10 @@ func opCases() []opCase {
 			return weir.Union(a, b)
 		}, func(in []rec) []rec { return in }),
 		pipeline("union3", func(c runCfg, j *weir.Job, in []rec) weir.Stream[string] {
-			a := weir.Filter(source(c, j, "a", in[:1000], weir.Parallelism(1)), even)
-			b := weir.Map(source(c, j, "b", in[1000:1500], weir.Parallelism(3)), func(r rec) rec { r.Val = -r.Val; return r })
+			a := weir.Filter(source(c, j, "a", in[:1000], weir.Parallelism(1)), even, weir.Stateless())
+			b := weir.Map(source(c, j, "b", in[1000:1500], weir.Parallelism(3)), func(r rec) rec { r.Val = -r.Val; return r }, weir.Stateless())
 			d := source(c, j, "c", in[1500:])
-			return weir.Map(weir.Union(a, b, d), label)
+			return weir.Map(weir.Union(a, b, d), label, weir.Stateless())
 		}, func(in []rec) []string {
 			u := filterSlice(in[:1000], even)
 			u = append(u, mapSlice(in[1000:1500], func(r rec) rec { r.Val = -r.Val; return r })...)
@@ -207,7 +207,7 @@ func TestSinkParallelism(t *testing.T) {
 				t.Parallel()
 				j := c.job()
 				out := &bag[string]{}
-				weir.Sink(weir.Map(weir.Filter(source(c, j, "src", in), even), label), out, weir.Parallelism(par))
+				weir.Sink(weir.Map(weir.Filter(source(c, j, "src", in), even, weir.Stateless()), label, weir.Stateless()), out, weir.Parallelism(par))
 				run(t, j)
 				checkBag(t, out.out, mapSlice(filterSlice(in, even), label))
 				if out.closed != par {

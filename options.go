@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/plan"
 )
 
 type jobConfig struct {
@@ -18,6 +19,7 @@ type jobConfig struct {
 	onEpoch      func(EpochStats)
 	partitioning string
 	logger       *slog.Logger
+	ordered      bool
 }
 
 func defaultJobConfig() jobConfig {
@@ -92,6 +94,11 @@ type EpochStats struct {
 type opConfig struct {
 	name        string
 	parallelism int
+	state       plan.State
+	stateSet    bool
+	key         *keySpec
+	sel         plan.Selectivity
+	selSet      bool
 }
 
 // Option configures one operator.

@@ -45,7 +45,7 @@ func TestStrategiesSameLateRecords(t *testing.T) {
 		{"serial-two-aggregations", func(j *weir.Job, src func(string, []rec, ...weir.Option) weir.Stream[rec]) (weir.Stream[wres], weir.Stream[rec]) {
 			s := weir.EventTime(src("s", in, weir.Parallelism(3)), recTS, outOfOrder, weir.Parallelism(3))
 			ws := weir.Window(weir.KeyBy(s, recKey), weir.Tumbling(20*time.Millisecond))
-			c := weir.Map(weir.Count(ws), func(r wres) rec { return rec{ID: int(r.Start), Key: r.Key[:2], TS: r.End - 1, Val: r.Value} })
+			c := weir.Map(weir.Count(ws), func(r wres) rec { return rec{ID: int(r.Start), Key: r.Key[:2], TS: r.End - 1, Val: r.Value} }, weir.Stateless())
 			ws2 := weir.Window(weir.KeyBy(c, recKey), weir.Tumbling(80*time.Millisecond), weir.WindowOptions(weir.Parallelism(3)))
 			out := weir.Aggregate(ws2, weir.Aggregator[rec, int64, int64]{
 				Add:   func(a int64, r rec) int64 { return a + r.Val },

@@ -29,6 +29,9 @@ func plainInput[T any](s Stream[T], batchSize int) input {
 	return input{
 		from: s.node, fromPort: s.port,
 		exchange: func(x exchangeCtx) any {
+			if x.ordered {
+				return &guard[T]{name: x.name, p: newOrdSendEx[T](x, batchSize, s.timed)}
+			}
 			return &guard[T]{name: x.name, p: newSendEx[T](x.outlets, batchSize, s.timed)}
 		},
 	}
@@ -46,12 +49,12 @@ func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] 
 		name = c.name
 	}
 	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, ports: singlePort[T]()})
-	n.newSource = func(inst, par int, outs []any) (runtime.SourceTask, error) {
-		r, err := src.Open(SourceContext{Instance: inst, Parallelism: par})
+	n.newSource = func(tc taskCtx, outs []any) (runtime.SourceTask, error) {
+		r, err := src.Open(SourceContext{Instance: tc.inst, Parallelism: tc.par})
 		if err != nil {
 			return nil, err
 		}
-		return &sourceTask[T]{r: r, out: outs[0].(pusher[T])}, nil
+		return &sourceTask[T]{r: r, out: outs[0].(pusher[T]), units: tc.units}, nil
 	}
 	return Stream[T]{job: j, node: n}
 }
@@ -62,6 +65,9 @@ type sourceTask[T any] struct {
 	b    batch[T]
 	rest []T   // records of the last Read not pushed yet
 	err  error // error of the last Read, returned once rest is pushed
+	// units, in an ordered job, numbers the batches pushed: one unit each.
+	units *unitCtx
+	unit  int64
 }
 
 func (s *sourceTask[T]) Poll(limit int) (int, error) {
@@ -92,27 +98,17 @@ func (s *sourceTask[T]) Poll(limit int) (int, error) {
 	if err := s.out.push(&s.b); err != nil {
 		return n, err
 	}
+	if s.units != nil {
+		s.units.unit = s.unit
+		s.unit++
+		return n, s.units.end()
+	}
 	return n, nil
 }
 
 func (s *sourceTask[T]) Mark(m progress.Marker) error { return s.out.mark(m) }
 
 func (s *sourceTask[T]) Close() error { return s.r.Close() }
-
-// stateless adds a fused-capable one-input operator.
-func stateless[T, U any](s Stream[T], op string, opts []Option, mk func(out pusher[U]) pusher[T]) Stream[U] {
-	j := s.job
-	c := opOptions(opts)
-	n := j.add(&node{name: c.name, op: op, kind: plan.Stateless, par: c.parallelism, ports: singlePort[U]()})
-	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
-	n.newOp = func(inst int, outs []any) (any, error) {
-		return &guard[T]{name: n.name, p: mk(outs[0].(pusher[U]))}, nil
-	}
-	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
-		return &passTask[T]{out: &guard[T]{name: n.name, p: mk(outs[0].(pusher[U]))}}, nil
-	}
-	return Stream[U]{job: j, node: n, timed: s.timed}
-}
 
 // guard names the operator in a panic raised by its function, so that the
 // error says which fused operator failed rather than only the head of its
@@ -156,6 +152,18 @@ func (p opPanic) String() string { return fmt.Sprintf("%s: %v", p.op, p.v) }
 // Stack is where the panic was raised.
 func (p opPanic) Stack() []byte { return p.stack }
 
+// gatherSeq returns the sequence numbers of b's selected records, appended
+// to buf, or nil if b has none.
+func gatherSeq[T any](buf []uint64, b *batch[T]) []uint64 {
+	if b.seq == nil {
+		return nil
+	}
+	for _, i := range b.sel {
+		buf = append(buf, b.seq[i])
+	}
+	return buf
+}
+
 // passTask feeds batches from an inbox into a chain.
 type passTask[T any] struct{ out pusher[T] }
 
@@ -170,7 +178,7 @@ func (p *passTask[T]) Mark(m progress.Marker) error { return p.out.mark(m) }
 
 // Map applies f to every record.
 func Map[T, U any](s Stream[T], f func(T) U, opts ...Option) Stream[U] {
-	return stateless(s, "map", opts, func(out pusher[U]) pusher[T] { return &mapOp[T, U]{f: f, out: out} })
+	return recordOp(s, "map", userOne, opts, func(_ taskCtx, out pusher[U]) pusher[T] { return &mapOp[T, U]{f: f, out: out} })
 }
 
 type mapOp[T, U any] struct {
@@ -178,6 +186,7 @@ type mapOp[T, U any] struct {
 	out pusher[U]
 	b   batch[U]
 	ts  []int64
+	seq []uint64
 }
 
 func (o *mapOp[T, U]) push(b *batch[T]) error {
@@ -191,7 +200,7 @@ func (o *mapOp[T, U]) push(b *batch[T]) error {
 		for i, v := range b.v {
 			out[i] = o.f(v)
 		}
-		o.b.ts = b.ts
+		o.b.ts, o.b.seq = b.ts, b.seq
 		return o.out.push(&o.b)
 	}
 	for j, i := range b.sel {
@@ -207,6 +216,8 @@ func (o *mapOp[T, U]) push(b *batch[T]) error {
 			o.b.ts[j] = b.ts[i]
 		}
 	}
+	o.b.seq = gatherSeq(o.seq[:0], b)
+	o.seq = o.b.seq
 	return o.out.push(&o.b)
 }
 
@@ -220,7 +231,7 @@ func (o *mapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
 // purpose: wrapping one kind of function in the other would add a call per
 // record on the hot path.
 func MapRef[T, U any](s Stream[T], f func(*T) U, opts ...Option) Stream[U] {
-	return stateless(s, "map", opts, func(out pusher[U]) pusher[T] { return &mapRefOp[T, U]{f: f, out: out} })
+	return recordOp(s, "map", userOne, opts, func(_ taskCtx, out pusher[U]) pusher[T] { return &mapRefOp[T, U]{f: f, out: out} })
 }
 
 type mapRefOp[T, U any] struct {
@@ -228,6 +239,7 @@ type mapRefOp[T, U any] struct {
 	out pusher[U]
 	b   batch[U]
 	ts  []int64
+	seq []uint64
 }
 
 func (o *mapRefOp[T, U]) push(b *batch[T]) error {
@@ -241,7 +253,7 @@ func (o *mapRefOp[T, U]) push(b *batch[T]) error {
 		for i := range b.v {
 			out[i] = o.f(&b.v[i])
 		}
-		o.b.ts = b.ts
+		o.b.ts, o.b.seq = b.ts, b.seq
 		return o.out.push(&o.b)
 	}
 	for j, i := range b.sel {
@@ -257,6 +269,8 @@ func (o *mapRefOp[T, U]) push(b *batch[T]) error {
 			o.b.ts[j] = b.ts[i]
 		}
 	}
+	o.b.seq = gatherSeq(o.seq[:0], b)
+	o.seq = o.b.seq
 	return o.out.push(&o.b)
 }
 
@@ -266,7 +280,7 @@ func (o *mapRefOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
 // pointer, which saves copying large records on every call. keep must not
 // keep the pointer or modify the record.
 func FilterRef[T any](s Stream[T], keep func(*T) bool, opts ...Option) Stream[T] {
-	return stateless(s, "filter", opts, func(out pusher[T]) pusher[T] { return &filterRefOp[T]{f: keep, out: out} })
+	return recordOp(s, "filter", userAtMostOne, opts, func(_ taskCtx, out pusher[T]) pusher[T] { return &filterRefOp[T]{f: keep, out: out} })
 }
 
 type filterRefOp[T any] struct {
@@ -295,7 +309,7 @@ func (o *filterRefOp[T]) push(b *batch[T]) error {
 	if len(sel) == 0 {
 		return nil
 	}
-	o.b = batch[T]{v: b.v, ts: b.ts, sel: sel}
+	o.b = batch[T]{v: b.v, ts: b.ts, sel: sel, seq: b.seq}
 	if len(sel) == len(b.v) {
 		o.b.sel = nil
 	}
@@ -306,7 +320,7 @@ func (o *filterRefOp[T]) mark(m progress.Marker) error { return o.out.mark(m) }
 
 // Filter keeps the records for which keep returns true.
 func Filter[T any](s Stream[T], keep func(T) bool, opts ...Option) Stream[T] {
-	return stateless(s, "filter", opts, func(out pusher[T]) pusher[T] { return &filterOp[T]{f: keep, out: out} })
+	return recordOp(s, "filter", userAtMostOne, opts, func(_ taskCtx, out pusher[T]) pusher[T] { return &filterOp[T]{f: keep, out: out} })
 }
 
 type filterOp[T any] struct {
@@ -335,7 +349,7 @@ func (o *filterOp[T]) push(b *batch[T]) error {
 	if len(sel) == 0 {
 		return nil
 	}
-	o.b = batch[T]{v: b.v, ts: b.ts, sel: sel}
+	o.b = batch[T]{v: b.v, ts: b.ts, sel: sel, seq: b.seq}
 	if len(sel) == len(b.v) {
 		o.b.sel = nil
 	}
@@ -347,21 +361,31 @@ func (o *filterOp[T]) mark(m progress.Marker) error { return o.out.mark(m) }
 var errFlatMapAppend = errors.New("weir: a FlatMap function must append its outputs to out and return it")
 
 // FlatMap calls f for every record; f appends any number of outputs to out
-// and returns it (the append style lets f avoid allocation).
+// and returns it (the append style lets f avoid allocation). Selectivity
+// may declare that f makes at most or exactly one output per record.
 func FlatMap[T, U any](s Stream[T], f func(v T, out []U) []U, opts ...Option) Stream[U] {
-	return stateless(s, "flatmap", opts, func(out pusher[U]) pusher[T] { return &flatMapOp[T, U]{f: f, out: out} })
+	return recordOp(s, "flatmap", userAny, opts, func(tc taskCtx, out pusher[U]) pusher[T] {
+		return &flatMapOp[T, U]{f: f, out: out, name: tc.op, sel: tc.sel}
+	})
 }
 
+// flatMapOp calls f for every record. It copies each record's event time to
+// its outputs, cuts its sequence number among them in an ordered keyed
+// region, and checks the declared selectivity.
 type flatMapOp[T, U any] struct {
-	f   func(T, []U) []U
-	out pusher[U]
-	b   batch[U]
+	f    func(T, []U) []U
+	out  pusher[U]
+	b    batch[U]
+	name string
+	sel  plan.Selectivity
 }
 
 func (o *flatMapOp[T, U]) push(b *batch[T]) error {
 	v := o.b.v[:0]
 	ts := o.b.ts[:0]
+	seq := o.b.seq[:0]
 	n := b.len()
+	var err error
 	for j := 0; j < n; j++ {
 		i := j
 		if b.sel != nil {
@@ -369,25 +393,38 @@ func (o *flatMapOp[T, U]) push(b *batch[T]) error {
 		}
 		before := len(v)
 		v = o.f(b.v[i], v)
-		if len(v) < before {
+		made := len(v) - before
+		if made < 0 {
 			return errFlatMapAppend
 		}
+		if (o.sel == plan.ExactlyOne && made != 1) || (o.sel == plan.AtMostOne && made > 1) {
+			return fmt.Errorf("weir: %s declared %v outputs per input but made %d", o.name, o.sel, made)
+		}
 		if b.ts != nil {
-			for range len(v) - before {
+			for range made {
 				ts = append(ts, b.ts[i])
 			}
 		}
+		if b.seq != nil && made > 0 {
+			if seq, err = subdivide(b.seq[i], made, seq); err != nil {
+				return err
+			}
+		}
 	}
-	o.b.v = v
-	o.b.ts = nil
+	o.b.v, o.b.ts, o.b.seq = v, nil, nil
 	if b.ts != nil {
 		o.b.ts = ts
 	}
+	if b.seq != nil {
+		o.b.seq = seq
+	}
 	if len(v) == 0 {
+		o.b.ts, o.b.seq = ts, seq
 		return nil
 	}
-	err := o.out.push(&o.b)
+	err = o.out.push(&o.b)
 	clear(o.b.v)
+	o.b.ts, o.b.seq = ts, seq
 	return err
 }
 
@@ -397,7 +434,7 @@ func (o *flatMapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
 // inputs.
 func Union[T any](s Stream[T], more ...Stream[T]) Stream[T] {
 	j := s.job
-	n := j.add(&node{op: "union", kind: plan.Stateful, ports: singlePort[T]()})
+	n := j.add(&node{op: "union", kind: plan.Inboxed, state: plan.Stateless, ports: singlePort[T]()})
 	timed, untimed := false, false
 	for _, m := range append([]Stream[T]{s}, more...) {
 		if m.job != j {
@@ -411,7 +448,7 @@ func Union[T any](s Stream[T], more ...Stream[T]) Stream[T] {
 	if timed && untimed {
 		j.fail(fmt.Errorf("weir: union of streams with and without event time"))
 	}
-	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
+	n.newTask = func(_ taskCtx, outs []any) (runtime.InputTask, error) {
 		return &passTask[T]{out: outs[0].(pusher[T])}, nil
 	}
 	return Stream[T]{job: j, node: n, timed: timed}
@@ -424,11 +461,15 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	c := opOptions(opts)
 	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
-	n.newOp = func(inst int, outs []any) (any, error) {
+	n.newOp = func(_ taskCtx, outs []any) (any, error) {
 		return &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}, nil
 	}
-	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
-		return &passTask[T]{out: &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}}, nil
+	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
+		p := &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}
+		if tc.recv != nil {
+			return newOrdTask[T](*tc.recv, tc.units, p), nil
+		}
+		return &passTask[T]{out: p}, nil
 	}
 }
 

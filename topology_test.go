@@ -19,7 +19,7 @@ func topologyCases() []opCase {
 		}, func(in []rec) []rec { return append(append([]rec(nil), in...), in...) }),
 		pipeline("two-branches", func(c runCfg, j *weir.Job, in []rec) weir.Stream[string] {
 			s := source(c, j, "src", in)
-			return weir.Union(weir.Map(weir.Filter(s, even), label), weir.Map(s, func(r rec) string { return r.Key }))
+			return weir.Union(weir.Map(weir.Filter(s, even, weir.Stateless()), label, weir.Stateless()), weir.Map(s, func(r rec) string { return r.Key }, weir.Stateless()))
 		}, func(in []rec) []string {
 			return append(mapSlice(filterSlice(in, even), label), mapSlice(in, recKey)...)
 		}),

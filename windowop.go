@@ -23,7 +23,7 @@ import (
 func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregator[T, A, R]) Stream[WindowResult[K, R]] {
 	j := ws.k.s.job
 	c := opOptions(ws.cfg.opts)
-	n := j.add(&node{name: c.name, op: "window(" + ws.spec.String() + ")", kind: plan.Stateful, par: c.parallelism})
+	n := j.add(&node{name: c.name, op: "window(" + ws.spec.String() + ")", kind: plan.Inboxed, state: plan.Keyed, sel: plan.AnyNumber, key: ws.k.name, par: c.parallelism})
 	n.ports = []func([]any) any{
 		func(outs []any) any { return combine[WindowResult[K, R]](outs) },
 		func(outs []any) any { return combine[T](outs) },
@@ -90,7 +90,8 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	ws.late.node = n
 	late := &atomic.Int64{}
 	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
-	n.newTask = func(inst int, outs []any) (runtime.InputTask, error) {
+	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
+		inst := tc.inst
 		w := &windowTask[K, T, A, R]{
 			spec: ws.spec, agg: agg, size: j.cfg.batchSize,
 			out: outs[0].(pusher[WindowResult[K, R]]), late: outs[1].(pusher[T]),

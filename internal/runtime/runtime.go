@@ -38,6 +38,18 @@ type InputTask interface {
 	Mark(m progress.Marker) error
 }
 
+// SequencedTask is an InputTask that decides which sender it reads next,
+// which is how an ordered merge takes numbered units from its senders in
+// turn. The runtime delivers that sender's next message; when that sender
+// has already ended the current epoch, it delivers the others' markers
+// until the epoch is aligned.
+type SequencedTask interface {
+	InputTask
+	// Next returns the index of the sender (in the order senders were
+	// registered on the inbox) whose next message the task needs.
+	Next() int
+}
+
 // Config sets how sources cut epochs.
 type Config struct {
 	// Interval is the wall-clock length of an epoch (used when Records is 0).
@@ -292,6 +304,9 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		}
 		return nil
 	}
+	if st, ok := t.task.(SequencedTask); ok {
+		return r.runSequenced(in, al, st, handle)
+	}
 	next := 0
 	for !al.Done() {
 		// One message from each sender that is not ahead of the current
@@ -326,6 +341,59 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		case <-in.ready:
 		case <-r.done:
 			return errStopped
+		}
+	}
+	return nil
+}
+
+// runSequenced feeds a task that picks its sender. Senders forward a
+// marker after their last message of an epoch, so when the wanted sender
+// has ended the current epoch, everything the epoch holds has been read
+// and the other senders owe only their markers; they are read until the
+// epoch is aligned. A message other than a marker from them then would
+// break the task's sequence, and is reported.
+func (r *Runtime) runSequenced(in *Inbox, al *progress.Aligner, t SequencedTask, handle func(int, Message) error) error {
+	recv := func(s int) (Message, error) {
+		select {
+		case m := <-in.chans[s]:
+			return m, nil
+		case <-r.done:
+			return Message{}, errStopped
+		}
+	}
+	for !al.Done() {
+		s := t.Next()
+		if s < 0 || s >= len(in.chans) {
+			return fmt.Errorf("runtime: task %s wants sender %d of %d", in.name, s, len(in.chans))
+		}
+		if !al.Ahead(s) {
+			m, err := recv(s)
+			if err != nil {
+				return err
+			}
+			if err := handle(s, m); err != nil {
+				return err
+			}
+			continue
+		}
+		current := al.Current()
+		for o := range in.chans {
+			if al.Done() || al.Current() != current {
+				break
+			}
+			if al.Ahead(o) {
+				continue
+			}
+			m, err := recv(o)
+			if err != nil {
+				return err
+			}
+			if m.Batch != nil {
+				return fmt.Errorf("runtime: task %s: sender %d sent records of epoch %d out of turn", in.name, o, current)
+			}
+			if err := handle(o, m); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

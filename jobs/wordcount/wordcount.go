@@ -16,7 +16,7 @@ type Result = weir.WindowResult[string, int64]
 
 // Query counts the words of lines.
 func Query(lines weir.Stream[string]) weir.Stream[Result] {
-	words := weir.FlatMap(lines, AppendFields, weir.Name("split"))
+	words := weir.FlatMap(lines, AppendFields, weir.Name("split"), weir.Stateless())
 	return weir.Count(weir.Window(weir.KeyBy(words, func(w string) string { return w }), weir.Global(),
 		weir.WindowOptions(weir.Name("count"))))
 }

@@ -40,11 +40,11 @@ type Result = weir.WindowResult[string, int64]
 // views, which are all the window sees. The functions read events through
 // pointers (FilterRef, MapRef), since an event is 15 words.
 func Query(events weir.Stream[gen.YSBEvent], c Campaigns, maxDelay time.Duration) weir.Stream[Result] {
-	views := weir.FilterRef(events, func(e *gen.YSBEvent) bool { return e.EventType == "view" }, weir.Name("filter(view)"))
+	views := weir.FilterRef(events, func(e *gen.YSBEvent) bool { return e.EventType == "view" }, weir.Name("filter(view)"), weir.Stateless())
 	proj := weir.MapRef(views, func(e *gen.YSBEvent) View {
 		return View{Campaign: c[e.AdID], EventTime: e.EventTime}
-	}, weir.Name("map(campaign)"))
-	known := weir.Filter(proj, func(v View) bool { return v.Campaign != "" }, weir.Name("filter(known)"))
+	}, weir.Name("map(campaign)"), weir.Stateless())
+	known := weir.Filter(proj, func(v View) bool { return v.Campaign != "" }, weir.Name("filter(known)"), weir.Stateless())
 	timed := weir.EventTime(known, func(v View) int64 { return v.EventTime }, maxDelay, weir.Name("eventtime"))
 	keyed := weir.KeyBy(timed, func(v View) string { return v.Campaign })
 	return weir.Count(weir.Window(keyed, weir.Tumbling(WindowMillis*time.Millisecond),

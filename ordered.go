@@ -1,0 +1,344 @@
+package weir
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// Order in an ordered job (see Ordered and docs/design.md, "Order").
+//
+// The source, read by one instance, numbers each batch it reads: a unit.
+// Every stage processes units in their order and turns each into exactly
+// one frame per receiving instance, empty if nothing came out (a pulse):
+//
+//   - A serial or round-robin region sees whole units: receiver j of N
+//     takes units j, j+N, j+2N..., and unit u comes from sender u mod M
+//     (round-robin merge).
+//   - A keyed region sees parts: the exchange into it sends every receiver
+//     its part of every unit, and numbers the records by their position
+//     in the unit (seq). A receiver fed by a keyed region takes unit u's
+//     part from every sender and merges them by seq.
+//
+// seq encodes an interval of the unit's order: the high bits its start,
+// the low 6 bits the log2 of its width. A record at position p starts as
+// [p<<32, (p+1)<<32); an operator that makes m outputs of one record cuts
+// its interval into m parts, so outputs keep their place between the
+// records around them wherever they go next.
+
+const (
+	seqLogBits = 6
+	seqLogMask = 1<<seqLogBits - 1
+	seqUnitLog = 32
+)
+
+var errSeqDepth = errors.New("weir: ordered job: a record's outputs, multiplied over keyed regions, exceed 2^26 per input record")
+
+// seqAt is the sequence number of position p of a whole unit.
+func seqAt(p int) uint64 { return uint64(p)<<seqUnitLog | seqUnitLog }
+
+// subdivide appends the sequence numbers of m outputs of the record
+// numbered s.
+func subdivide(s uint64, m int, out []uint64) ([]uint64, error) {
+	if m == 1 {
+		return append(out, s), nil
+	}
+	log := int(s & seqLogMask)
+	nl := log - bits.Len(uint(m-1))
+	if nl < seqLogBits {
+		return out, errSeqDepth
+	}
+	start := s &^ seqLogMask
+	for i := 0; i < m; i++ {
+		out = append(out, start+uint64(i)<<nl|uint64(nl))
+	}
+	return out, nil
+}
+
+// unitCtx is shared by the head of a task instance and the ordered
+// exchanges at the ends of its chain: the head sets the unit it pushes and
+// ends it, and every exchange then sends its frame for that unit.
+type unitCtx struct {
+	unit  int64
+	exits []unitExit
+}
+
+type unitExit interface{ endUnit(unit int64) error }
+
+func (u *unitCtx) end() error {
+	for _, e := range u.exits {
+		if err := e.endUnit(u.unit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// framePool makes pooled frames of T.
+func framePool[T any](size int, timed bool) *sync.Pool {
+	p := &sync.Pool{}
+	p.New = func() any {
+		b := &batch[T]{v: make([]T, 0, size), pool: p}
+		if timed {
+			b.ts = make([]int64, 0, size)
+		}
+		return b
+	}
+	return p
+}
+
+// ordSendEx is the sending side of an ordered round-robin split or merge:
+// the records a unit leaves here go as one frame to receiver unit mod N.
+// withSeq keeps the records' sequence numbers, which a sender in a keyed
+// region must send for the receiver's merge.
+type ordSendEx[T any] struct {
+	outlets []runtime.Outlet
+	timed   bool
+	withSeq bool
+	cur     *batch[T]
+	pool    *sync.Pool
+}
+
+func newOrdSendEx[T any](x exchangeCtx, size int, timed bool) *ordSendEx[T] {
+	e := &ordSendEx[T]{outlets: x.outlets, timed: timed, withSeq: !x.whole, pool: framePool[T](size, timed)}
+	e.cur = e.pool.Get().(*batch[T])
+	x.units.exits = append(x.units.exits, e)
+	return e
+}
+
+func (e *ordSendEx[T]) push(b *batch[T]) error {
+	n := b.len()
+	for j := 0; j < n; j++ {
+		i := j
+		if b.sel != nil {
+			i = int(b.sel[j])
+		}
+		e.cur.v = append(e.cur.v, b.v[i])
+		if e.timed {
+			e.cur.ts = append(e.cur.ts, b.ts[i])
+		}
+		if e.withSeq {
+			e.cur.seq = append(e.cur.seq, b.seq[i])
+		}
+	}
+	return nil
+}
+
+func (e *ordSendEx[T]) endUnit(unit int64) error {
+	f := e.cur
+	f.unit = unit
+	e.cur = e.pool.Get().(*batch[T])
+	return e.outlets[unit%int64(len(e.outlets))].Send(f)
+}
+
+func (e *ordSendEx[T]) mark(m progress.Marker) error {
+	for _, o := range e.outlets {
+		if err := o.Mark(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ordKeyEx is the sending side of an ordered key-group split or shuffle:
+// it sends every receiver a frame for every unit, holding the records its
+// key groups own, numbered (a sender of whole units numbers them by
+// position; a sender in a keyed region passes their numbers on).
+type ordKeyEx[K comparable, T any] struct {
+	key     func(T) K
+	hash    func(K) uint64
+	groups  int
+	owner   []uint16
+	outlets []runtime.Outlet
+	whole   bool
+	timed   bool
+	pos     int
+	cur     []*batch[T]
+	pool    *sync.Pool
+}
+
+func newOrdKeyEx[K comparable, T any](key func(T) K, groups int, x exchangeCtx, size int, timed bool) *ordKeyEx[K, T] {
+	h, _ := partition.Hasher[K]()
+	e := &ordKeyEx[K, T]{key: key, hash: h, groups: groups, outlets: x.outlets, whole: x.whole, timed: timed,
+		pool: framePool[T](size/max(1, len(x.outlets)), timed)}
+	e.owner = make([]uint16, groups)
+	for kg := range e.owner {
+		e.owner[kg] = uint16(partition.Owner(partition.KeyGroup(kg), groups, len(x.outlets)))
+	}
+	e.cur = make([]*batch[T], len(x.outlets))
+	for i := range e.cur {
+		e.cur[i] = e.pool.Get().(*batch[T])
+	}
+	x.units.exits = append(x.units.exits, e)
+	return e
+}
+
+func (e *ordKeyEx[K, T]) push(b *batch[T]) error {
+	n := b.len()
+	for j := 0; j < n; j++ {
+		i := j
+		if b.sel != nil {
+			i = int(b.sel[j])
+		}
+		v := b.v[i]
+		c := e.cur[e.owner[partition.KeyGroupOf(e.hash(e.key(v)), e.groups)]]
+		c.v = append(c.v, v)
+		if e.timed {
+			c.ts = append(c.ts, b.ts[i])
+		}
+		if e.whole {
+			c.seq = append(c.seq, seqAt(e.pos))
+			e.pos++
+		} else {
+			c.seq = append(c.seq, b.seq[i])
+		}
+	}
+	return nil
+}
+
+func (e *ordKeyEx[K, T]) endUnit(unit int64) error {
+	e.pos = 0
+	for t, o := range e.outlets {
+		f := e.cur[t]
+		f.unit = unit
+		e.cur[t] = e.pool.Get().(*batch[T])
+		if err := o.Send(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *ordKeyEx[K, T]) mark(m progress.Marker) error {
+	for _, o := range e.outlets {
+		if err := o.Mark(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ordRecv is how an ordered task instance reads its input.
+type ordRecv struct {
+	first, step int64 // the units it takes: first, first+step, ...
+	senders     int
+	whole       bool // senders send whole units: unit u comes from sender u mod senders
+	keepSeq     bool // the instance is in a keyed region and passes sequence numbers on
+}
+
+// ordTask is an ordered task instance: it takes its units in sequence,
+// merges the parts of a unit by sequence number when its senders are in a
+// keyed region, and pushes each unit through its chain.
+type ordTask[T any] struct {
+	r      ordRecv
+	units  *unitCtx
+	out    pusher[T]
+	next   int64
+	parts  []*batch[T]
+	merged batch[T]
+	heads  []int
+}
+
+func newOrdTask[T any](r ordRecv, units *unitCtx, out pusher[T]) *ordTask[T] {
+	return &ordTask[T]{r: r, units: units, out: out, next: r.first, heads: make([]int, r.senders)}
+}
+
+func (t *ordTask[T]) Next() int {
+	if t.r.whole {
+		return int(t.next % int64(t.r.senders))
+	}
+	return len(t.parts)
+}
+
+func (t *ordTask[T]) Batch(port int, b any) error {
+	f := b.(*batch[T])
+	if f.unit != t.next {
+		return fmt.Errorf("weir: ordered input: unit %d arrived where unit %d was due", f.unit, t.next)
+	}
+	if t.r.whole {
+		if !t.r.keepSeq {
+			f.seq = f.seq[:0:0]
+		}
+		err := t.run(f)
+		f.release()
+		return err
+	}
+	t.parts = append(t.parts, f)
+	if len(t.parts) < t.r.senders {
+		return nil
+	}
+	m := t.merge()
+	err := t.run(m)
+	for i, p := range t.parts {
+		p.release()
+		t.parts[i] = nil
+	}
+	t.parts = t.parts[:0]
+	clear(m.v)
+	return err
+}
+
+// run pushes one unit through the chain and ends it at the chain's
+// ordered exchanges.
+func (t *ordTask[T]) run(f *batch[T]) error {
+	if len(f.seq) == 0 {
+		f.seq = nil
+	}
+	if len(f.ts) == 0 && len(f.v) > 0 {
+		f.ts = nil
+	}
+	t.units.unit = t.next
+	t.next += t.r.step
+	if len(f.v) > 0 {
+		if err := t.out.push(f); err != nil {
+			return err
+		}
+	}
+	return t.units.end()
+}
+
+// merge joins the parts of one unit by sequence number. Numbers are
+// distinct across parts (each record was in one part), and a part is in
+// order, so taking the lowest head each time restores the unit's order.
+func (t *ordTask[T]) merge() *batch[T] {
+	m := &t.merged
+	m.v, m.ts, m.seq = m.v[:0], m.ts[:0], m.seq[:0]
+	timed := false
+	total := 0
+	for i, p := range t.parts {
+		t.heads[i] = 0
+		total += len(p.v)
+		timed = timed || len(p.ts) > 0
+	}
+	for range total {
+		best := -1
+		var low uint64
+		for i, p := range t.parts {
+			if h := t.heads[i]; h < len(p.v) && (best < 0 || p.seq[h] < low) {
+				best, low = i, p.seq[h]
+			}
+		}
+		p, h := t.parts[best], t.heads[best]
+		m.v = append(m.v, p.v[h])
+		if timed {
+			m.ts = append(m.ts, p.ts[h])
+		}
+		if t.r.keepSeq {
+			m.seq = append(m.seq, low)
+		}
+		t.heads[best]++
+	}
+	return m
+}
+
+func (t *ordTask[T]) Mark(m progress.Marker) error {
+	if len(t.parts) > 0 {
+		return fmt.Errorf("weir: ordered input: epoch %d ended inside unit %d", m.Epoch, t.next)
+	}
+	return t.out.mark(m)
+}

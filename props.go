@@ -1,0 +1,101 @@
+package weir
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/weirstream/weir/internal/plan"
+)
+
+// Operator properties decide which operators the planner may replicate
+// (see docs/design.md, "Parallel regions"). Built-in operators declare
+// their own. A user function passed to Map, Filter, FlatMap (and their Ref
+// forms) declares its state with Stateless, KeyedState or Stateful; one
+// that declares nothing is treated as Stateful and runs in one instance,
+// since replicating a function that keeps state across records would
+// change its results.
+
+// Stateless declares that the operator's function keeps no state between
+// records and is safe to call from several goroutines at once, so the
+// operator may run in any number of instances.
+func Stateless() Option {
+	return func(c *opConfig) { c.state, c.key = plan.Stateless, nil }
+}
+
+// Stateful declares that the operator's function keeps state across all
+// records (a counter, a sequence number): it runs in one instance, which
+// sees every record. It is what an operator that declares nothing gets.
+func Stateful() Option {
+	return func(c *opConfig) { c.state, c.key = plan.Unkeyed, nil }
+}
+
+// KeyedState declares that the operator's function keeps state per key:
+// every record with the same key(v) goes to the same instance, in the
+// order the instance receives them, and instances own disjoint key groups.
+// The function is called from several instances at once, each for its own
+// keys, so the per-key state it keeps must be safe for that (Process
+// keeps the state for it instead).
+//
+// name identifies the key attribute: operators keyed by the same name and
+// key type in a row share one parallel region, with no shuffle between
+// them, when the records in between keep the attribute unchanged. The
+// engine checks that claim on every record and fails the job if a record
+// reaches an instance that does not own its key. An empty name matches no
+// other operator.
+func KeyedState[T any, K comparable](name string, key func(T) K) Option {
+	ks := &keySpec{name: keyID[K](name), in: reflect.TypeFor[T]()}
+	ks.input = func(s any, j *Job) input {
+		return recordKeyedInput(KeyedStream[K, T]{s: s.(Stream[T]), key: key, name: ks.name})
+	}
+	ks.check = func(j *Job, inst, par int) any { return newOwnerCheck(key, j.cfg.keyGroups, inst, par) }
+	return func(c *opConfig) { c.state, c.key = plan.Keyed, ks }
+}
+
+// keySpec is a declared key, typed by the operator's input.
+type keySpec struct {
+	name string
+	in   reflect.Type
+	// input makes the keyed input edge from a Stream of the input type.
+	input func(s any, j *Job) input
+	// check makes a func(*batch[T]) error that fails records whose key
+	// group instance inst of par does not own.
+	check func(j *Job, inst, par int) any
+}
+
+// keyID names a key for the planner: its name and type, or "" for an
+// unnamed key, which is compatible with no other.
+func keyID[K comparable](name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s(%v)", name, reflect.TypeFor[K]())
+}
+
+// PerInput is how many outputs an operator makes for each input record.
+type PerInput int
+
+const (
+	// AnyNumber of outputs per input (the default for FlatMap).
+	AnyNumber = PerInput(plan.AnyNumber)
+	// ExactlyOne output per input (Map).
+	ExactlyOne = PerInput(plan.ExactlyOne)
+	// AtMostOne output per input (Filter).
+	AtMostOne = PerInput(plan.AtMostOne)
+)
+
+// Selectivity declares how many outputs a FlatMap or Process function
+// makes per input. The planner names the order strategy from it (see
+// Ordered), and the engine checks it on every record: a function that
+// breaks it fails the job.
+func Selectivity(s PerInput) Option {
+	return func(c *opConfig) { c.sel, c.selSet = plan.Selectivity(s), true }
+}
+
+// Ordered makes the job keep the input order: every parallel region's exit
+// restores the order its records had at the region's entry, so a pipeline
+// of record operators (Map, Filter, FlatMap, Process) emits exactly what a
+// run with one worker would, in the same order. Each source is then read
+// by one instance. Windows and joins emit their results per epoch, in no
+// defined order; Ordered keeps no order across them. Without Ordered, no
+// merge cost is paid and records of different instances interleave.
+func Ordered() JobOption { return func(c *jobConfig) { c.ordered = true } }

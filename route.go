@@ -1,0 +1,84 @@
+package weir
+
+import (
+	"sync"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// routeEx is the sending side of a key-group exchange into a record
+// operator: each record goes, as it is, into the batch of its key group's
+// owner.
+type routeEx[K comparable, T any] struct {
+	key     func(T) K
+	hash    func(K) uint64
+	groups  int
+	owner   []uint16
+	outlets []runtime.Outlet
+	size    int
+	timed   bool
+	cur     []*batch[T]
+	pool    *sync.Pool
+}
+
+func newRouteEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int, timed bool) *routeEx[K, T] {
+	h, _ := partition.Hasher[K]()
+	e := &routeEx[K, T]{key: key, hash: h, groups: groups, outlets: outlets, size: size, timed: timed, pool: framePool[T](size, timed)}
+	e.owner = make([]uint16, groups)
+	for kg := range e.owner {
+		e.owner[kg] = uint16(partition.Owner(partition.KeyGroup(kg), groups, len(outlets)))
+	}
+	e.cur = make([]*batch[T], len(outlets))
+	for i := range e.cur {
+		e.cur[i] = e.pool.Get().(*batch[T])
+	}
+	return e
+}
+
+func (e *routeEx[K, T]) push(b *batch[T]) error {
+	n := b.len()
+	for j := 0; j < n; j++ {
+		i := j
+		if b.sel != nil {
+			i = int(b.sel[j])
+		}
+		v := b.v[i]
+		t := e.owner[partition.KeyGroupOf(e.hash(e.key(v)), e.groups)]
+		c := e.cur[t]
+		c.v = append(c.v, v)
+		if e.timed {
+			c.ts = append(c.ts, b.ts[i])
+		}
+		if len(c.v) >= e.size {
+			if err := e.flush(int(t)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *routeEx[K, T]) flush(t int) error {
+	c := e.cur[t]
+	if len(c.v) == 0 {
+		return nil
+	}
+	e.cur[t] = e.pool.Get().(*batch[T])
+	return e.outlets[t].Send(c)
+}
+
+func (e *routeEx[K, T]) mark(m progress.Marker) error {
+	for t := range e.outlets {
+		if err := e.flush(t); err != nil {
+			return err
+		}
+	}
+	for _, o := range e.outlets {
+		if err := o.Mark(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
