@@ -500,7 +500,7 @@ func TestExplainYSB(t *testing.T) {
 		}
 	}
 	r = mustSucceed(t, "explain", "ysb", "--format", "dot", "--partitioning", "prompt")
-	if !strings.HasPrefix(r.stdout, `digraph "ysb" {`) || !strings.Contains(r.stdout, `label="keygroup"`) ||
+	if !strings.HasPrefix(r.stdout, `digraph "ysb" {`) || !strings.Contains(r.stdout, `label="keygroup shuffle"`) ||
 		!strings.Contains(r.stdout, "prompt") {
 		t.Errorf("dot plan:\n%s", r.stdout)
 	}

@@ -20,6 +20,7 @@ type jobFlags struct {
 	epochRecords int
 	keyGroups    int
 	partitioning partitioning
+	ordered      bool
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -29,6 +30,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.keyGroups, "key-groups", 128, "number of key groups")
 	f.partitioning.name = "auto"
 	fs.Var(&f.partitioning, "partitioning", "how keyed aggregations partition each epoch: "+f.partitioning.choices())
+	fs.BoolVar(&f.ordered, "ordered", false, "keep the input order through every parallel region (one source instance)")
 }
 
 func (f *jobFlags) options() []weir.JobOption {
@@ -38,6 +40,9 @@ func (f *jobFlags) options() []weir.JobOption {
 	opts := []weir.JobOption{weir.Workers(f.workers), weir.BatchInterval(f.interval), weir.KeyGroups(f.keyGroups)}
 	if f.epochRecords > 0 {
 		opts = append(opts, weir.EpochRecords(f.epochRecords))
+	}
+	if f.ordered {
+		opts = append(opts, weir.Ordered())
 	}
 	if f.partitioning.name != "all" {
 		opts = append(opts, weir.Partitioning(f.partitioning.name))

@@ -8,6 +8,7 @@ import (
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
+	"github.com/weirstream/weir/jobs/fission"
 	"github.com/weirstream/weir/jobs/wordcount"
 	"github.com/weirstream/weir/jobs/ysb"
 )
@@ -19,9 +20,15 @@ func explainCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:       "explain JOB",
-		Short:     "Print the physical plan of a built-in job (ysb, wordcount)",
+		Short:     "Print the physical plan of a built-in job (ysb, wordcount, fission)",
+		Long: `Prints the plan the planner makes of a built-in job: its parallel regions
+(serial, stateless or keyed, with their parallelism and, with --ordered, how
+each region's exit restores order), the tasks in each (fused chains), every
+operator's declared state and selectivity, and the exchange on each edge
+(forward, round-robin or keygroup split or shuffle, gather, ordered merge).
+--format dot prints the same as a Graphviz graph.`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"ysb", "wordcount"},
+		ValidArgs: []string{"ysb", "wordcount", "fission"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "dot" {
 				return fmt.Errorf("--format %q: want text or dot", format)
@@ -34,8 +41,11 @@ func explainCmd() *cobra.Command {
 			case "wordcount":
 				lines := weir.Source(job, "lines", file.Lines([]string{"input.txt"}, file.Options{}))
 				weir.Sink(wordcount.Query(lines), &weir.Collect[wordcount.Result]{}, weir.Name("collect"))
+			case "fission":
+				recs := weir.Source(job, "records", weir.SliceSource[fission.Record]{})
+				weir.Sink(fission.Query(recs, fission.Config{Rounds: 500, Keyed: true}), &fission.Checksum{}, weir.Name("checksum"))
 			default:
-				return fmt.Errorf("unknown job %q; want ysb or wordcount", args[0])
+				return fmt.Errorf("unknown job %q; want ysb, wordcount or fission", args[0])
 			}
 			explain := job.Explain
 			if format == "dot" {

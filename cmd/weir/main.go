@@ -36,7 +36,7 @@ func rootCmd() *cobra.Command {
 	run := &cobra.Command{Use: "run JOB", Short: "Run a built-in job"}
 	run.AddCommand(runYSBCmd(), runWordcountCmd())
 	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
-	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd())
+	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd())
 	root.AddCommand(run, bench, explainCmd())
 	for _, c := range []*cobra.Command{run, bench} {
 		c.Args = cobra.NoArgs
