@@ -19,8 +19,8 @@ func explainCmd() *cobra.Command {
 		format string
 	)
 	cmd := &cobra.Command{
-		Use:       "explain JOB",
-		Short:     "Print the physical plan of a built-in job (ysb, wordcount, fission)",
+		Use:   "explain JOB",
+		Short: "Print the physical plan of a built-in job (ysb, wordcount, fission)",
 		Long: `Prints the plan the planner makes of a built-in job: its parallel regions
 (serial, stateless or keyed, with their parallelism and, with --ordered, how
 each region's exit restores order), the tasks in each (fused chains), every
