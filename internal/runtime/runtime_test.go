@@ -149,3 +149,70 @@ func TestRunStopsOnCancel(t *testing.T) {
 		t.Fatal("Run did not return after cancel")
 	}
 }
+
+// unitSource sends units s, s+k, s+2k... below n: sender s of k in a
+// round-robin split.
+type unitSource struct {
+	next, step, n int
+	out           Outlet
+}
+
+func (s *unitSource) Poll(int) (int, error) {
+	if s.next >= s.n {
+		return 0, ErrEndOfInput
+	}
+	u := s.next
+	s.next += s.step
+	return 1, s.out.Send(u)
+}
+
+func (s *unitSource) Mark(m progress.Marker) error { return s.out.Mark(m) }
+func (s *unitSource) Close() error                 { return nil }
+
+// seqTask wants unit u from sender u mod k, and records at each epoch end
+// how many units it has taken.
+type seqTask struct {
+	k, next int
+	err     error
+	ends    []int
+}
+
+func (t *seqTask) Next() int { return t.next % t.k }
+
+func (t *seqTask) Batch(port int, b any) error {
+	if u := b.(int); u != t.next && t.err == nil {
+		t.err = errors.New("out of sequence")
+	}
+	t.next++
+	return nil
+}
+
+func (t *seqTask) Mark(m progress.Marker) error {
+	t.ends = append(t.ends, t.next)
+	return nil
+}
+
+// A sequenced task takes units from its senders in the turn it asks for,
+// and an epoch ends after exactly the units cut before it: with epochs
+// every 2 records per source and 3 sources, after units 6, 12, 18...
+func TestSequencedTask(t *testing.T) {
+	const k, n = 3, 200
+	rt := New(Config{Records: 2})
+	in := rt.NewInbox("seq", 0, 2)
+	for s := 0; s < k; s++ {
+		rt.AddSource("src", s, &unitSource{next: s, step: k, n: n, out: in.Sender(0)}, false)
+	}
+	task := &seqTask{k: k}
+	rt.AddTask("seq", 0, in, task, true)
+	if err := rt.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if task.err != nil || task.next != n {
+		t.Fatalf("took %d units (%v); want %d in sequence", task.next, task.err, n)
+	}
+	for i, e := range task.ends[:len(task.ends)-1] {
+		if e != 6*(i+1) {
+			t.Fatalf("epoch ends after %v units; want every 6", task.ends)
+		}
+	}
+}
