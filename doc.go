@@ -6,7 +6,7 @@
 //	job := weir.NewJob("views", weir.Workers(4))
 //	events := weir.Source(job, "events", src)               // Stream[Event]
 //	timed := weir.EventTime(events, eventTime, 5*time.Second) // event time + watermarks
-//	views := weir.Filter(timed, isView)
+//	views := weir.Filter(timed, isView, weir.Stateless())
 //	keyed := weir.KeyBy(views, func(e Event) string { return e.Campaign })
 //	counts := weir.Count(weir.Window(keyed, weir.Tumbling(10*time.Second)))
 //	weir.Sink(counts, out)
@@ -15,13 +15,21 @@
 // How it runs. Sources cut their streams into epochs, by wall-clock
 // interval (BatchInterval, default 1 s) or record count (EpochRecords), and
 // end each with an in-band marker that carries the watermark. Records move
-// in batches. Stateless operators (Map, Filter, FlatMap, EventTime) run
-// fused in the goroutine of their input, one instance per worker. Keyed
-// operators (windows, joins) receive their records through bounded queues,
-// routed by key group: the key's hash picks one of KeyGroups groups
-// (default 128) and each instance owns a contiguous range of them. An
-// operator acts on an epoch's end once every input has delivered it:
-// windows whose end the watermark has passed fire then.
+// in batches. The planner groups operators into parallel regions (see
+// Explain): stateless operators (Map, Filter, FlatMap declared Stateless,
+// EventTime) run fused in the goroutine of their input, one instance per
+// worker. Keyed operators (windows, joins, Process, functions declared
+// with KeyedState) receive their records through bounded queues, routed by
+// key group: the key's hash picks one of KeyGroups groups (default 128)
+// and each instance owns a contiguous range of them. A function that
+// declares nothing (or Stateful) runs in one instance. An operator acts
+// on an epoch's end once every input has delivered it: windows whose end
+// the watermark has passed fire then.
+//
+// Order. Records of different instances interleave where streams merge,
+// unless the job is Ordered: then every parallel region's exit restores
+// the order of its entry, and a pipeline of record operators emits what a
+// single worker would, record for record.
 //
 // Event time. EventTime assigns timestamps (milliseconds) and derives the
 // watermark from a bounded out-of-orderness. A window [start, end) fires

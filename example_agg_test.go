@@ -234,6 +234,12 @@ func ExampleJob_Explain() {
 	fmt.Print(plan)
 	// Output:
 	// job explain: 2 workers, 128 key groups, epochs every 1000 records, unordered
+	// graph
+	//   clicks
+	//   views <- clicks
+	//   timed <- views
+	//   per-user <- timed by key
+	//   out <- per-user
 	// region 0  x2  stateless
 	//   task 0
 	//     ■  clicks [source]

@@ -547,3 +547,22 @@ func TestRunYSBGenerator(t *testing.T) {
 		t.Errorf("the windows count %d views of 200000 events (a third are views)", total)
 	}
 }
+
+// The worked example in docs/design.md is what weir explain prints.
+func TestDesignWorkedExample(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "job fission: 4 workers"
+	i := bytes.Index(doc, []byte(head))
+	if i < 0 {
+		t.Fatalf("docs/design.md has no explain output starting %q", head)
+	}
+	want := string(doc[i:])
+	want = want[:strings.Index(want, "```")]
+	r := runWeir(t, "explain", "fission", "--ordered", "--workers", "4")
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("weir explain fission --ordered --workers 4 (exit %d):\n%s\ndocs/design.md shows:\n%s", r.code, r.stdout, want)
+	}
+}

@@ -6,13 +6,29 @@ import (
 	"strings"
 )
 
-// Explain renders the plan for people: each region with its parallelism,
+// Explain renders the plan for people: the logical graph (each operator
+// with its inputs), then each region with its parallelism,
 // kind and order strategy, the tasks (fused chains) in it, every
 // operator's declared state and selectivity, and the exchange on every
 // edge that is not fused.
 func (p *Physical) Explain() string {
 	byID := p.byID()
 	var b strings.Builder
+	b.WriteString("graph\n")
+	for _, n := range p.Nodes {
+		fmt.Fprintf(&b, "  %s", n.Name)
+		for i, in := range n.Inputs {
+			sep := " <- "
+			if i > 0 {
+				sep = ", "
+			}
+			b.WriteString(sep + byID[in.From].Name)
+			if in.Keyed {
+				b.WriteString(" by key")
+			}
+		}
+		b.WriteString("\n")
+	}
 	for _, r := range p.Regions {
 		fmt.Fprintf(&b, "region %d  x%d  %s", r.ID, r.Parallelism, r.Kind())
 		if r.Order != NoOrder {
