@@ -112,12 +112,17 @@ func newOrdSendEx[T any](x exchangeCtx, size int, timed bool) *ordSendEx[T] {
 }
 
 func (e *ordSendEx[T]) push(b *batch[T]) error {
-	n := b.len()
-	for j := 0; j < n; j++ {
-		i := j
-		if b.sel != nil {
-			i = int(b.sel[j])
+	if b.sel == nil {
+		e.cur.v = append(e.cur.v, b.v...)
+		if e.timed {
+			e.cur.ts = append(e.cur.ts, b.ts...)
 		}
+		if e.withSeq {
+			e.cur.seq = append(e.cur.seq, b.seq...)
+		}
+		return nil
+	}
+	for _, i := range b.sel {
 		e.cur.v = append(e.cur.v, b.v[i])
 		if e.timed {
 			e.cur.ts = append(e.cur.ts, b.ts[i])
