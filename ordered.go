@@ -3,6 +3,7 @@ package weir
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"sync"
 
@@ -310,35 +311,51 @@ func (t *ordTask[T]) run(f *batch[T]) error {
 // merge joins the parts of one unit by sequence number. Numbers are
 // distinct across parts (each record was in one part), and a part is in
 // order, so taking the lowest head each time restores the unit's order.
+// It copies a run at a time: from the part with the lowest head, every
+// record below the lowest head of the others.
 func (t *ordTask[T]) merge() *batch[T] {
 	m := &t.merged
 	m.v, m.ts, m.seq = m.v[:0], m.ts[:0], m.seq[:0]
 	timed := false
-	total := 0
 	for i, p := range t.parts {
 		t.heads[i] = 0
-		total += len(p.v)
 		timed = timed || len(p.ts) > 0
 	}
-	for range total {
-		best := -1
+	for {
+		best, bound := -1, uint64(math.MaxUint64)
 		var low uint64
 		for i, p := range t.parts {
-			if h := t.heads[i]; h < len(p.v) && (best < 0 || p.seq[h] < low) {
-				best, low = i, p.seq[h]
+			h := t.heads[i]
+			if h == len(p.v) {
+				continue
+			}
+			switch s := p.seq[h]; {
+			case best < 0 || s < low:
+				if best >= 0 {
+					bound = low
+				}
+				best, low = i, s
+			case s < bound:
+				bound = s
 			}
 		}
+		if best < 0 {
+			return m
+		}
 		p, h := t.parts[best], t.heads[best]
-		m.v = append(m.v, p.v[h])
+		end := h + 1
+		for end < len(p.v) && p.seq[end] < bound {
+			end++
+		}
+		m.v = append(m.v, p.v[h:end]...)
 		if timed {
-			m.ts = append(m.ts, p.ts[h])
+			m.ts = append(m.ts, p.ts[h:end]...)
 		}
 		if t.r.keepSeq {
-			m.seq = append(m.seq, low)
+			m.seq = append(m.seq, p.seq[h:end]...)
 		}
-		t.heads[best]++
+		t.heads[best] = end
 	}
-	return m
 }
 
 func (t *ordTask[T]) Mark(m progress.Marker) error {
