@@ -38,7 +38,12 @@ const (
 	seqUnitLog = 32
 )
 
-var errSeqDepth = errors.New("weir: ordered job: a record's outputs, multiplied over keyed regions, exceed 2^26 per input record")
+// errSeqDepth: a record's number has 26 bits to share among the outputs
+// of operators that make several of one record, from the split into a
+// keyed region to the next merge into whole units (a serial or
+// round-robin stage): each such operator making m outputs of a record
+// uses log2(m) bits of them.
+var errSeqDepth = errors.New("weir: ordered job: operators in keyed regions made more than 2^26 outputs of one record (counting each operator's fan-out, up to the next serial or round-robin stage, which renumbers)")
 
 // seqAt is the sequence number of position p of a whole unit.
 func seqAt(p int) uint64 { return uint64(p)<<seqUnitLog | seqUnitLog }
@@ -267,10 +272,12 @@ func (t *ordTask[T]) Batch(port int, b any) error {
 		return fmt.Errorf("weir: ordered input: unit %d arrived where unit %d was due", f.unit, t.next)
 	}
 	if t.r.whole {
+		seq := f.seq
 		if !t.r.keepSeq {
-			f.seq = f.seq[:0:0]
+			f.seq = nil // the numbers end here; the frame keeps its buffer
 		}
 		err := t.run(f)
+		f.seq = seq
 		f.release()
 		return err
 	}

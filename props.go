@@ -96,6 +96,9 @@ func Selectivity(s PerInput) Option {
 // of record operators (Map, Filter, FlatMap, Process) emits exactly what a
 // run with one worker would, in the same order. Each source is then read
 // by one instance. Windows and joins emit their results per epoch, in no
-// defined order; Ordered keeps no order across them. Without Ordered, no
-// merge cost is paid and records of different instances interleave.
+// defined order, and a Union interleaves its inputs as they come; Ordered
+// keeps no order across them. A sink given Parallelism n > 1 receives the
+// source's batches round-robin, each instance its share in order. Without
+// Ordered, no merge cost is paid and records of different instances
+// interleave.
 func Ordered() JobOption { return func(c *jobConfig) { c.ordered = true } }

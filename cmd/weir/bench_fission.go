@@ -52,7 +52,7 @@ means one core. It reports the median records/s of each, the speedup of
 				for _, c := range configs {
 					runtime.GOMAXPROCS(c.workers)
 					jf := jf
-					jf.workers = c.workers
+					jf.workers, jf.ordered = c.workers, false
 					opts := jf.options()
 					if c.ordered {
 						opts = append(opts, weir.Ordered())

@@ -30,5 +30,7 @@
 //
 // Invariants: every node is in exactly one task and one region; a task's
 // head is a source or has an inbox; fused edges connect instances with the
-// same index; an unkeyed operator never has more than one instance.
+// same index; an operator with unkeyed state (other than a source or a
+// sink, whose instances the user chooses) never has more than one
+// instance.
 package plan

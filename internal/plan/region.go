@@ -62,10 +62,16 @@ func (o Order) String() string {
 // sequence numbers when they see key-group parts, with pulses when an
 // operator may drop records.
 func (p *Physical) orderStrategies() {
+	exits := map[int]bool{} // regions with an ordered exit
+	for _, e := range p.Edges {
+		if e.Ordered && e.Exchange != Forward {
+			exits[p.RegionOf[e.From]] = true
+		}
+	}
 	for i := range p.Regions {
 		r := &p.Regions[i]
 		head := r.Nodes[0]
-		if !p.Ordered[head] || r.Parallelism == 1 {
+		if !exits[r.ID] || r.Parallelism == 1 {
 			continue
 		}
 		switch {
