@@ -29,6 +29,8 @@ type Job struct {
 	mu        sync.Mutex
 	latencies []time.Duration
 	epochs    int64
+	elapsed   time.Duration
+	wireBytes atomic.Int64
 }
 
 // NewJob returns an empty job.
@@ -81,6 +83,9 @@ type input struct {
 	// exchange makes the sender for one upstream instance. It returns a
 	// pusher of the upstream type.
 	exchange func(x exchangeCtx) any
+	// wire encodes what the exchange sends, for a receiver in another
+	// process.
+	wire func() (wire, error)
 }
 
 // exchangeCtx is what the sending side of an exchange is made from.
@@ -134,7 +139,7 @@ func (j *Job) plan() (*plan.Physical, error) {
 		}
 		nodes[i] = pn
 	}
-	return plan.Build(nodes, plan.Config{Workers: j.cfg.workers, KeyGroups: j.cfg.keyGroups, Ordered: j.cfg.ordered})
+	return plan.Build(nodes, plan.Config{Workers: j.cfg.workers * j.processes(), KeyGroups: j.cfg.keyGroups, Ordered: j.cfg.ordered})
 }
 
 // Explain returns the physical plan: tasks, their parallelism, the fused
@@ -148,8 +153,12 @@ func (j *Job) Explain() (string, error) {
 	if j.cfg.ordered {
 		order = "ordered"
 	}
-	return fmt.Sprintf("job %s: %d workers, %d key groups, epochs %s, %s\n%s",
-		j.name, j.cfg.workers, j.cfg.keyGroups, j.epochDesc(), order, p.Explain()), nil
+	procs := ""
+	if n := j.processes(); n > 1 {
+		procs = fmt.Sprintf(" x %d processes", n)
+	}
+	return fmt.Sprintf("job %s: %d workers%s, %d key groups, epochs %s, %s\n%s",
+		j.name, j.cfg.workers, procs, j.cfg.keyGroups, j.epochDesc(), order, p.Explain()), nil
 }
 
 // ExplainDot returns the physical plan in Graphviz's dot language.
@@ -194,137 +203,42 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 		},
 	})
-	if err := j.instantiate(p, rt); err != nil {
+	net, err := j.network(ctx, p)
+	if err != nil {
+		return err
+	}
+	pl := placement{self: 0, procs: 1}
+	if net != nil {
+		defer net.Close()
+		pl = placement{self: net.Self(), procs: net.Processes()}
+	}
+	if err := j.instantiate(p, rt, pl, net); err != nil {
 		return err
 	}
 	j.mu.Lock()
 	j.rt = rt
 	j.mu.Unlock()
+	if net != nil {
+		// A lost peer fails the job; a job that stops closes the network,
+		// which wakes whatever waits on it.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		go func() {
+			select {
+			case <-net.Done():
+				cancel(net.Err())
+			case <-rt.Done():
+				net.Close()
+			}
+		}()
+	}
+	start := time.Now()
 	err = rt.Run(ctx)
 	j.mu.Lock()
+	j.elapsed = time.Since(start)
 	j.mu.Unlock()
 	return err
-}
-
-// instantiate makes every operator instance and wires the exchanges.
-func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime) error {
-	par := map[int]int{}
-	for _, pn := range p.Nodes {
-		par[pn.ID] = pn.Parallelism
-	}
-	// Inboxes of task heads that are not sources.
-	inboxes := map[int][]*runtime.Inbox{}
-	for _, t := range p.Tasks {
-		n := j.nodes[t.Head]
-		if n.kind == plan.Source {
-			continue
-		}
-		for i := 0; i < t.Parallelism; i++ {
-			inboxes[n.id] = append(inboxes[n.id], rt.NewInbox(n.name, i, j.cfg.queueDepth))
-		}
-	}
-	// Consumers of each output port.
-	outEdges := map[[2]int][]plan.Edge{}
-	hasRemote := map[int]bool{} // task index -> has a non-fused out edge
-	for _, e := range p.Edges {
-		outEdges[[2]int{e.From, e.FromPort}] = append(outEdges[[2]int{e.From, e.FromPort}], e)
-		if !e.Fused {
-			hasRemote[p.TaskOf[e.From]] = true
-		}
-	}
-	var build func(id int, tc taskCtx) (any, error)
-	outputs := func(id int, tc taskCtx) ([]any, error) {
-		inst := tc.inst
-		n := j.nodes[id]
-		outs := make([]any, len(n.ports))
-		for port := range n.ports {
-			var cons []any
-			for _, e := range outEdges[[2]int{id, port}] {
-				if e.Fused {
-					c, err := build(e.To, tc)
-					if err != nil {
-						return nil, err
-					}
-					cons = append(cons, c)
-					continue
-				}
-				var outlets []runtime.Outlet
-				to := inboxes[e.To]
-				switch e.Exchange {
-				case plan.Forward:
-					outlets = []runtime.Outlet{to[inst].Sender(e.Port)}
-				case plan.Gather:
-					outlets = []runtime.Outlet{to[0].Sender(e.Port)}
-				default:
-					for _, in := range to {
-						outlets = append(outlets, in.Sender(e.Port))
-					}
-				}
-				recv := j.nodes[e.To]
-				cons = append(cons, recv.inputs[e.Port].exchange(exchangeCtx{
-					ex: e.Exchange, outlets: outlets, name: recv.name,
-					sender: inst, senders: par[id], done: rt.Done(),
-					ordered: e.Ordered, whole: e.Whole, units: tc.units,
-				}))
-			}
-			outs[port] = n.ports[port](cons)
-		}
-		return outs, nil
-	}
-	build = func(id int, tc taskCtx) (any, error) {
-		outs, err := outputs(id, tc)
-		if err != nil {
-			return nil, err
-		}
-		return j.nodes[id].newOp(tc, outs)
-	}
-	inEdge := map[int]plan.Edge{} // the input edge of a one-input node
-	for _, e := range p.Edges {
-		inEdge[e.To] = e
-	}
-	// Readers opened so far, closed again if a later one fails to open.
-	var opened []runtime.SourceTask
-	fail := func(err error) error {
-		for _, st := range opened {
-			st.Close()
-		}
-		return err
-	}
-	for ti, t := range p.Tasks {
-		n := j.nodes[t.Head]
-		terminal := !hasRemote[ti]
-		for inst := 0; inst < t.Parallelism; inst++ {
-			tc := taskCtx{inst: inst, par: t.Parallelism}
-			if p.Ordered[n.id] {
-				tc.units = &unitCtx{}
-				if e, ok := inEdge[n.id]; ok && e.Ordered && len(n.inputs) == 1 {
-					tc.recv = &ordRecv{first: 0, step: 1, senders: par[e.From], whole: e.Whole, keepSeq: !p.Whole[n.id]}
-					if e.Exchange == plan.Rebalance {
-						tc.recv.first, tc.recv.step = int64(inst), int64(t.Parallelism)
-					}
-				}
-			}
-			outs, err := outputs(n.id, tc)
-			if err != nil {
-				return fail(err)
-			}
-			if n.kind == plan.Source {
-				st, err := n.newSource(tc, outs)
-				if err != nil {
-					return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
-				}
-				opened = append(opened, st)
-				rt.AddSource(n.name, inst, st, terminal)
-				continue
-			}
-			it, err := n.newTask(tc, outs)
-			if err != nil {
-				return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
-			}
-			rt.AddTask(n.name, inst, inboxes[n.id][inst], it, terminal)
-		}
-	}
-	return nil
 }
 
 type lateCounter struct {
@@ -342,13 +256,19 @@ type Metrics struct {
 	LatencyP50 time.Duration
 	LatencyP99 time.Duration
 	LatencyMax time.Duration
+	// Elapsed is how long the job ran, from the start of its tasks (after
+	// a distributed job's processes connected) to its end.
+	Elapsed time.Duration
+	// WireBytes is what this process sent to the others, frame headers
+	// included (0 in a single process).
+	WireBytes int64
 }
 
 // Metrics returns the job's figures so far.
 func (j *Job) Metrics() Metrics {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	m := Metrics{Epochs: j.epochs}
+	m := Metrics{Epochs: j.epochs, Elapsed: j.elapsed, WireBytes: j.wireBytes.Load()}
 	if j.rt != nil {
 		m.Records = j.rt.Records()
 	}

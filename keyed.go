@@ -36,6 +36,7 @@ func keyedInput[K comparable, T any](k KeyedStream[K, T]) input {
 		exchange: func(x exchangeCtx) any {
 			return &guard[T]{name: x.name, p: newKeyEx[K, T](k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize)}
 		},
+		wire: func() (wire, error) { return newKeyedWire[K, T, struct{}](false) },
 	}
 }
 

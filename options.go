@@ -20,6 +20,7 @@ type jobConfig struct {
 	partitioning string
 	logger       *slog.Logger
 	ordered      bool
+	cluster      *clusterConfig
 }
 
 func defaultJobConfig() jobConfig {

@@ -121,5 +121,6 @@ func recordKeyedInput[K comparable, T any](k KeyedStream[K, T]) input {
 			}
 			return &guard[T]{name: x.name, p: newRouteEx(k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, k.s.timed)}
 		},
+		wire: func() (wire, error) { return newBatchWire[T](j.cfg.batchSize, k.s.timed) },
 	}
 }

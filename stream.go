@@ -34,6 +34,7 @@ func plainInput[T any](s Stream[T], batchSize int) input {
 			}
 			return &guard[T]{name: x.name, p: newSendEx[T](x.outlets, batchSize, s.timed)}
 		},
+		wire: func() (wire, error) { return newBatchWire[T](batchSize, s.timed) },
 	}
 }
 
@@ -434,7 +435,7 @@ func (o *flatMapOp[T, U]) mark(m progress.Marker) error { return o.out.mark(m) }
 // inputs.
 func Union[T any](s Stream[T], more ...Stream[T]) Stream[T] {
 	j := s.job
-	n := j.add(&node{op: "union", kind: plan.Inboxed, state: plan.Stateless, ports: singlePort[T]()})
+	n := j.add(&node{op: "union", kind: plan.Inboxed, state: plan.Stateless, sel: plan.ExactlyOne, ports: singlePort[T]()})
 	timed, untimed := false, false
 	for _, m := range append([]Stream[T]{s}, more...) {
 		if m.job != j {

@@ -46,6 +46,12 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	if strat == partition.PKG || strat == partition.Prompt {
 		micro = newMicroShared(j, st, strat, key, ws.spec, agg.Init, agg.Add, agg.Merge)
 	}
+	n.inputs[0].wire = func() (wire, error) {
+		if strat == partition.PKG || strat == partition.Prompt {
+			return nil, fmt.Errorf("partitioning %s runs in one process; use hash or roundrobin", strat)
+		}
+		return newKeyedWire[K, T, A](strat == partition.RoundRobin)
+	}
 	n.inputs[0].exchange = func(x exchangeCtx) any {
 		var p pusher[T]
 		switch strat {

@@ -21,9 +21,14 @@ type jobFlags struct {
 	keyGroups    int
 	partitioning partitioning
 	ordered      bool
+	cluster      clusterFlags
+	fs           *pflag.FlagSet
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	registered = append(registered, f)
+	f.cluster.register(fs)
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallelism of every operator")
 	fs.DurationVar(&f.interval, "interval", time.Second, "epoch (batch) interval")
 	fs.IntVar(&f.epochRecords, "epoch-records", 0, "cut epochs every N records per source instance instead of by time")
@@ -44,6 +49,7 @@ func (f *jobFlags) options() []weir.JobOption {
 	if f.ordered {
 		opts = append(opts, weir.Ordered())
 	}
+	opts = append(opts, f.cluster.options()...)
 	if f.partitioning.name != "all" {
 		opts = append(opts, weir.Partitioning(f.partitioning.name))
 	}

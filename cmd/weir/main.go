@@ -32,12 +32,15 @@ func rootCmd() *cobra.Command {
 		Short:         "Weir is a stream processing engine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return resolveCluster(cmd)
+		},
 	}
 	run := &cobra.Command{Use: "run JOB", Short: "Run a built-in job"}
 	run.AddCommand(runYSBCmd(), runWordcountCmd())
 	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
 	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd())
-	root.AddCommand(run, bench, explainCmd())
+	root.AddCommand(run, bench, explainCmd(), launchCmd())
 	for _, c := range []*cobra.Command{run, bench} {
 		c.Args = cobra.NoArgs
 		c.RunE = func(cmd *cobra.Command, args []string) error {

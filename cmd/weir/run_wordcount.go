@@ -57,6 +57,9 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 	if err := job.Run(ctx); err != nil {
 		return err
 	}
+	if !jf.cluster.leader() {
+		return nil // process 0 writes the output
+	}
 	res := col.Records()
 	wordcount.Sort(res)
 	f, err := createOut(out)

@@ -82,6 +82,11 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Options: jf.options()}
 	var dlf *os.File
 	if deadLetter != "" {
+		if jf.cluster.resolved.Processes() > 1 {
+			// Every process reads part of the input: each writes its own
+			// bad lines.
+			deadLetter = fmt.Sprintf("%s.process-%d", deadLetter, jf.cluster.resolved.Self)
+		}
 		if dlf, err = os.Create(deadLetter); err != nil {
 			return err
 		}
@@ -92,6 +97,12 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	run, err := ysb.RunFile(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if !jf.cluster.leader() {
+		if deadLetter != "" && run.DeadLetters > 0 {
+			fmt.Fprintf(os.Stderr, "ysb: %d bad lines written to %s\n", run.DeadLetters, deadLetter)
+		}
+		return nil // process 0 writes the output
 	}
 	f, err := createOut(out)
 	if err != nil {
@@ -134,9 +145,18 @@ func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Dur
 	if err != nil {
 		return err
 	}
+	if !jf.cluster.leader() {
+		return nil // process 0 reports and writes the output
+	}
 	res := col.Sorted()
 	m := job.Metrics()
 	secs := time.Since(start).Seconds()
+	if jf.cluster.resolved.Processes() > 1 {
+		if events == 0 {
+			return fmt.Errorf("a distributed generator run needs --events, so that process 0 knows the total")
+		}
+		m.Records = events
+	}
 	fmt.Printf("ysb: %d events in %.1fs (%.0f events/s), %d workers, %d epochs, epoch latency p50 %.2fms p99 %.2fms, %d windows over %d campaigns, %d late\n",
 		m.Records, secs, float64(m.Records)/secs, jf.workers, m.Epochs, msf(m.LatencyP50), msf(m.LatencyP99),
 		len(res), len(campaignSet(res)), m.Late)

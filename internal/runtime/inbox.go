@@ -26,20 +26,39 @@ func (in *Inbox) Sender(port int) Outlet {
 	return Outlet{in: in, ch: in.chans[s]}
 }
 
-// Outlet is one sender's end of an inbox. It is used by one goroutine.
+// Outlet is one sender's end of an inbox, or of a receiver in another
+// process. It is used by one goroutine.
 type Outlet struct {
-	in *Inbox
-	ch chan Message
+	in     *Inbox
+	ch     chan Message
+	remote Remote
 }
+
+// Remote carries what an outlet sends to an inbox in another process: the
+// root package encodes it and the transport carries it. Send owns the
+// batch from then on.
+type Remote interface {
+	Send(batch any) error
+	Mark(m progress.Marker) error
+}
+
+// RemoteOutlet returns an outlet that sends through r.
+func RemoteOutlet(r Remote) Outlet { return Outlet{remote: r} }
 
 // Send hands a batch to the receiver, blocking while this sender's channel
 // is full. It fails only when the runtime is stopping.
 func (o Outlet) Send(batch any) error {
+	if o.remote != nil {
+		return o.remote.Send(batch)
+	}
 	return o.send(Message{Batch: batch})
 }
 
 // Mark ends an epoch on this channel.
 func (o Outlet) Mark(m progress.Marker) error {
+	if o.remote != nil {
+		return o.remote.Mark(m)
+	}
 	return o.send(Message{Marker: m})
 }
 

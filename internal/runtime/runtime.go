@@ -81,15 +81,16 @@ type Message struct {
 
 // Runtime runs tasks.
 type Runtime struct {
-	cfg     Config
-	sources []*sourceSpec
-	tasks   []*taskSpec
-	done    chan struct{}
-	once    sync.Once
-	errMu   sync.Mutex
-	err     error
-	start   time.Time
-	tracker *tracker
+	cfg      Config
+	sources  []*sourceSpec
+	tasks    []*taskSpec
+	services []serviceSpec
+	done     chan struct{}
+	once     sync.Once
+	errMu    sync.Mutex
+	err      error
+	start    time.Time
+	tracker  *tracker
 	// Records counts the records read by all sources.
 	records atomic.Int64
 }
@@ -99,6 +100,11 @@ type sourceSpec struct {
 	instance int
 	task     SourceTask
 	terminal int // index in the tracker, or -1
+}
+
+type serviceSpec struct {
+	name string
+	run  func(done <-chan struct{}) error
 }
 
 type taskSpec struct {
@@ -151,6 +157,14 @@ func (r *Runtime) AddTask(name string, instance int, in *Inbox, t InputTask, ter
 	r.tasks = append(r.tasks, ts)
 }
 
+// AddService registers a goroutine that runs beside the tasks: one that
+// feeds an inbox from another process, say, or watches the network. It
+// gets the runtime's done channel; Run waits for it as for a task, and its
+// error stops the job.
+func (r *Runtime) AddService(name string, run func(done <-chan struct{}) error) {
+	r.services = append(r.services, serviceSpec{name: name, run: run})
+}
+
 func (r *Runtime) fail(err error) {
 	r.errMu.Lock()
 	if r.err == nil {
@@ -189,12 +203,15 @@ func (r *Runtime) Run(ctx context.Context) error {
 	for _, s := range r.sources {
 		run(s.name, s.instance, func() error { return r.runSource(s) })
 	}
+	for i, s := range r.services {
+		run(s.name, i, func() error { return s.run(r.done) })
+	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		r.fail(ctx.Err())
+		r.fail(context.Cause(ctx))
 		<-finished
 	}
 	r.once.Do(func() { close(r.done) })

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/cluster"
+)
+
+// clusterFlags place a process in a distributed job (see
+// internal/cluster for the order in which sources apply).
+type clusterFlags struct {
+	process  int
+	peers    []string
+	hostfile string
+	port     int
+	secret   string
+	resolved cluster.Cluster
+}
+
+func (f *clusterFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&f.process, "process", -1, "this process's index in a distributed job")
+	fs.StringSliceVar(&f.peers, "peers", nil, "host:port of every process of the job, by index")
+	fs.StringVar(&f.hostfile, "hostfile", "", "file listing host:port of every process, one per line")
+	fs.IntVar(&f.port, "port", 7070, "port to listen on under SLURM (plus the task's rank on its node) or Kubernetes")
+	fs.StringVar(&f.secret, "secret", "", "secret shared by the job's processes (default $WEIR_SECRET)")
+}
+
+// resolve works out this process's place from the flags and the
+// environment.
+func (f *clusterFlags) resolve() error {
+	in := cluster.Inputs{Process: f.process, Peers: f.peers, Env: os.Getenv, Port: f.port}
+	in.Hostname, _ = os.Hostname()
+	if f.hostfile != "" {
+		b, err := os.ReadFile(f.hostfile)
+		if err != nil {
+			return err
+		}
+		in.Hostfile, in.HostfileName = string(b), f.hostfile
+	}
+	c, err := cluster.Resolve(in)
+	if err != nil {
+		return err
+	}
+	if f.secret == "" {
+		f.secret = os.Getenv("WEIR_SECRET")
+	}
+	if c.Processes() > 1 && f.secret == "" {
+		return fmt.Errorf("a job of %d processes needs a shared secret: --secret or WEIR_SECRET", c.Processes())
+	}
+	f.resolved = c
+	return nil
+}
+
+func (f *clusterFlags) options() []weir.JobOption {
+	if f.resolved.Processes() <= 1 {
+		return nil
+	}
+	return []weir.JobOption{weir.Cluster(f.resolved.Self, f.resolved.Peers, f.secret)}
+}
+
+// leader reports whether this process writes the job's outputs and
+// summaries: process 0, or the only one.
+func (f *clusterFlags) leader() bool { return f.resolved.Self == 0 }
+
+// registered are the job flags of every command, so the root command can
+// resolve the cluster of the one that runs.
+var registered []*jobFlags
+
+func resolveCluster(cmd *cobra.Command) error {
+	for _, f := range registered {
+		if f.fs == cmd.Flags() {
+			if err := f.cluster.resolve(); err != nil {
+				return err
+			}
+			if p := f.cluster.resolved; p.Processes() > 1 {
+				fmt.Fprintf(os.Stderr, "weir: process %d of %d (%s), peers %s\n", p.Self, p.Processes(), p.From, strings.Join(p.Peers, ","))
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func launchCmd() *cobra.Command {
+	var n int
+	cmd := &cobra.Command{
+		Use:   "launch -n N -- WEIR-ARGS...",
+		Short: "Run a distributed job as N local processes",
+		Long: `Starts N processes of this binary on this host, each with the given
+arguments plus --process I and --peers listing every process's address
+(free ports on 127.0.0.1), and a shared secret in WEIR_SECRET (a random one
+unless it is set). Process 0's standard output passes through as it is
+(the job's summary); every other line, and every standard error line, is
+prefixed with [I]. When one process fails, the others are stopped and
+launch exits with that process's error.
+
+  weir launch -n 3 -- run ysb --events 1000000 --out counts.csv`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if n < 1 {
+				return fmt.Errorf("-n must be at least 1")
+			}
+			return launch(n, args)
+		},
+	}
+	cmd.Flags().IntVarP(&n, "processes", "n", 2, "number of processes")
+	return cmd
+}
+
+func launch(n int, args []string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	peers, err := freeAddrs(n)
+	if err != nil {
+		return err
+	}
+	secret := os.Getenv("WEIR_SECRET")
+	if secret == "" {
+		b := make([]byte, 16)
+		rand.Read(b)
+		secret = hex.EncodeToString(b)
+	}
+	var (
+		mu    sync.Mutex // serializes output lines
+		procs = make([]*exec.Cmd, n)
+		ended = make([]atomic.Bool, n)
+		wg    sync.WaitGroup
+	)
+	type exit struct {
+		i   int
+		err error
+	}
+	exits := make(chan exit, n)
+	for i := range n {
+		c := exec.Command(exe, append(append([]string(nil), args...), "--process", strconv.Itoa(i), "--peers", strings.Join(peers, ","))...)
+		c.Env = append(os.Environ(), "WEIR_SECRET="+secret)
+		stdout, err := c.StdoutPipe()
+		if err != nil {
+			return err
+		}
+		stderr, err := c.StderrPipe()
+		if err != nil {
+			return err
+		}
+		if err := c.Start(); err != nil {
+			stopAll(procs, ended)
+			return fmt.Errorf("process %d: %w", i, err)
+		}
+		procs[i] = c
+		prefix := fmt.Sprintf("[%d] ", i)
+		outPrefix := prefix
+		if i == 0 {
+			outPrefix = ""
+		}
+		wg.Add(2)
+		go copyLines(&wg, &mu, os.Stdout, stdout, outPrefix)
+		go copyLines(&wg, &mu, os.Stderr, stderr, prefix)
+		go func() {
+			err := c.Wait()
+			ended[i].Store(true)
+			exits <- exit{i, err}
+		}()
+	}
+	var first error
+	for range n {
+		e := <-exits
+		if e.err != nil && first == nil {
+			first = fmt.Errorf("process %d: %w", e.i, e.err)
+			stopAll(procs, ended)
+		}
+	}
+	wg.Wait()
+	return first
+}
+
+// freeAddrs returns n addresses on 127.0.0.1 whose ports were free a
+// moment ago.
+func freeAddrs(n int) ([]string, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		addrs = append(addrs, l.Addr().String())
+	}
+	return addrs, nil
+}
+
+// stopAll asks every running process to stop, and kills those that have
+// not after a few seconds.
+func stopAll(procs []*exec.Cmd, ended []atomic.Bool) {
+	for i, c := range procs {
+		if c != nil && !ended[i].Load() {
+			c.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	go func() {
+		time.Sleep(5 * time.Second)
+		for i, c := range procs {
+			if c != nil && !ended[i].Load() {
+				c.Process.Kill()
+			}
+		}
+	}()
+}
+
+func copyLines(wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Reader, prefix string) {
+	defer wg.Done()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		mu.Lock()
+		fmt.Fprintf(w, "%s%s\n", prefix, sc.Bytes())
+		mu.Unlock()
+	}
+}

@@ -1,0 +1,91 @@
+package weir
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// clusterConfig places the job's process among its peers.
+type clusterConfig struct {
+	self   int
+	peers  []string
+	secret string
+	// net, if set, is used instead of dialling peers (tests).
+	net transport.Network
+}
+
+// Cluster makes the job process self of a distributed job whose processes
+// listen at peers (host:port, by process index). Every process runs the
+// same program with the same options; each runs Workers instances of
+// every parallel operator, so a region's parallelism is Workers times the
+// number of processes, and one-instance operators (sinks, say) run on
+// process 0. Processes connect to each other directly; none is special.
+// secret must be the same on every process (it is never sent); a peer
+// that runs a different plan or binary, or knows another secret, is
+// refused. Partitioning strategies pkg and prompt run in one process only.
+func Cluster(self int, peers []string, secret string) JobOption {
+	return func(c *jobConfig) {
+		c.cluster = &clusterConfig{self: self, peers: append([]string(nil), peers...), secret: secret}
+	}
+}
+
+// processes is the number of processes the job runs in.
+func (j *Job) processes() int {
+	if c := j.cfg.cluster; c != nil {
+		if c.net != nil {
+			return c.net.Processes()
+		}
+		return max(1, len(c.peers))
+	}
+	return 1
+}
+
+// Process returns this process's index in a distributed job (0 in a
+// single process): process 0 runs the one-instance operators, such as the
+// sinks that write output files.
+func (j *Job) Process() int {
+	if c := j.cfg.cluster; c != nil {
+		return c.self
+	}
+	return 0
+}
+
+// network connects the job's processes, or returns nil for one process.
+func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network, error) {
+	c := j.cfg.cluster
+	if c == nil || j.processes() == 1 {
+		return nil, nil
+	}
+	if c.net != nil {
+		return c.net, nil
+	}
+	log := j.cfg.logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return transport.Dial(ctx, transport.Config{
+		Self: c.self, Addrs: c.peers, Fingerprint: fingerprint(p), Secret: c.secret, Logger: log,
+	})
+}
+
+// fingerprint names a plan and the binary that runs it: processes of one
+// job must agree on both.
+func fingerprint(p *plan.Physical) string {
+	h := sha256.New()
+	h.Write([]byte(p.Explain()))
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		h.Write([]byte(bi.GoVersion + " " + bi.Path + " " + bi.Main.Version))
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				h.Write([]byte(s.Key + "=" + s.Value))
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}

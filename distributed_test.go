@@ -1,0 +1,131 @@
+package weir_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// runProcesses runs the same program as procs processes in this one, over
+// an in-process network, and returns process 0's output and every
+// process's error.
+func runProcesses[T any](t *testing.T, procs int, opts []weir.JobOption, build func(j *weir.Job) *weir.Collect[T]) ([]T, []error) {
+	t.Helper()
+	nets := transport.NewLocal(procs)
+	errs := make([]error, procs)
+	outs := make([]*weir.Collect[T], procs)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range procs {
+		j := weir.NewJob("distributed", append(slices.Clone(opts), weir.WithNetwork(nets[i]))...)
+		outs[i] = build(j)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = j.Run(ctx)
+		}()
+	}
+	wg.Wait()
+	for i := 1; i < procs; i++ {
+		if n := len(outs[i].Records()); n != 0 {
+			t.Errorf("process %d's sink got %d records; sinks run on process 0", i, n)
+		}
+	}
+	return outs[0].Records(), errs
+}
+
+type distWindow = weir.WindowResult[string, int64]
+
+func windowedCount(in []rec) func(j *weir.Job) *weir.Collect[distWindow] {
+	return func(j *weir.Job) *weir.Collect[distWindow] {
+		s := weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 64})
+		timed := weir.EventTime(s, func(r rec) int64 { return r.TS }, 50*time.Millisecond)
+		counts := weir.Count(weir.Window(weir.KeyBy(timed, func(r rec) string { return r.Key }), weir.Tumbling(100*time.Millisecond)))
+		out := &weir.Collect[distWindow]{}
+		weir.Sink(counts, out)
+		return out
+	}
+}
+
+func sortedWindows(rs []distWindow) []distWindow {
+	slices.SortFunc(rs, func(a, b distWindow) int {
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return int(a.Start - b.Start)
+	})
+	return rs
+}
+
+// A windowed count over 1-4 processes, pre-aggregated where records are
+// (roundrobin) or sent raw (hash), equals the single-process result.
+func TestDistributedWindowedCount(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	in := make([]rec, 20000)
+	for i := range in {
+		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", int(r.ExpFloat64()*20)), TS: int64(i / 10)}
+	}
+	base := weir.NewJob("single", weir.Workers(2), weir.EpochRecords(500))
+	want := windowedCount(in)(base)
+	if err := runErr(t, base); err != nil {
+		t.Fatal(err)
+	}
+	for _, strategy := range []string{"roundrobin", "hash"} {
+		for procs := 1; procs <= 4; procs++ {
+			opts := []weir.JobOption{weir.Workers(2), weir.EpochRecords(500), weir.Partitioning(strategy)}
+			got, errs := runProcesses(t, procs, opts, windowedCount(in))
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("%s, %d processes: process %d: %v", strategy, procs, i, err)
+				}
+			}
+			if !slices.Equal(sortedWindows(got), sortedWindows(want.Records())) {
+				t.Errorf("%s, %d processes: %d windows; want %d", strategy, procs, len(got), len(want.Records()))
+			}
+		}
+	}
+}
+
+// Ordered pipelines of every operator kind give the same list over 1-3
+// processes.
+func TestDistributedOrderedPipelines(t *testing.T) {
+	for c := range 12 {
+		r := rand.New(rand.NewPCG(uint64(c), 77))
+		in := randomRecords(r)
+		stages := randomStages(r)
+		want := fissionReference(in, stages, true)
+		procs := 1 + c%3
+		opts := []weir.JobOption{weir.Workers(1 + r.IntN(3)), weir.Ordered(), weir.EpochRecords(1 + r.IntN(300)), weir.BatchSize(1 + r.IntN(50))}
+		got, errs := runProcesses(t, procs, opts, func(j *weir.Job) *weir.Collect[frec] {
+			return fissionJob(j, in, stages, true, 1+r.IntN(40), make([]exclusive, len(stages)))
+		})
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("case %d (%d processes, stages %v): process %d: %v", c, procs, stages, i, err)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("case %d (%d processes, stages %v): %d records, want %d, first difference at %d", c, procs, stages, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+// Micro-batch strategies run in one process: a distributed job that asks
+// for one fails with an error that says so.
+func TestDistributedRefusesPrompt(t *testing.T) {
+	_, errs := runProcesses(t, 2, []weir.JobOption{weir.Workers(1), weir.Partitioning("prompt")}, windowedCount(nil))
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "runs in one process") {
+			t.Errorf("process %d: Run = %v; want an error saying prompt runs in one process", i, err)
+		}
+	}
+}

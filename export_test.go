@@ -1,0 +1,9 @@
+package weir
+
+import "github.com/weirstream/weir/internal/transport"
+
+// WithNetwork makes the job one process of a distributed job over n,
+// instead of dialling peers (tests run several processes in one).
+func WithNetwork(n transport.Network) JobOption {
+	return func(c *jobConfig) { c.cluster = &clusterConfig{self: n.Self(), net: n} }
+}

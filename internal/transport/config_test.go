@@ -1,0 +1,104 @@
+package transport
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := Config{Addrs: []string{"a"}}.withDefaults()
+	if err != nil {
+		t.Fatalf("withDefaults() = %v", err)
+	}
+	if c.Credits != DefaultCredits || c.Heartbeat != DefaultHeartbeat || c.Timeout != DefaultTimeout ||
+		c.DialTimeout != DefaultDialTimeout || c.Logger == nil {
+		t.Errorf("withDefaults() = %+v; want the defaults", c)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	two := []string{"a", "b"}
+	tests := []struct {
+		c    Config
+		want string
+	}{
+		{Config{}, "transport: config: 0 addresses; want 1 to 65536"},
+		{Config{Addrs: two, Self: 2}, "transport: config: Self 2 out of range [0, 2)"},
+		{Config{Addrs: two, Self: -1}, "transport: config: Self -1 out of range [0, 2)"},
+		{Config{Addrs: two, Credits: -1}, "transport: config: Credits -1; want 1 to 65536"},
+		{Config{Addrs: two, Heartbeat: time.Second, Timeout: time.Second}, "transport: config: Timeout 1s must exceed Heartbeat 1s"},
+		{Config{Addrs: two, DialTimeout: -1}, "transport: config: negative DialTimeout -1ns"},
+		{Config{Addrs: two, Fingerprint: strings.Repeat("f", 1025)}, "transport: config: fingerprint of 1025 bytes exceeds 1024"},
+	}
+	for _, tt := range tests {
+		if _, err := tt.c.withDefaults(); err == nil || err.Error() != tt.want {
+			t.Errorf("withDefaults(%+v) = %v; want %v", tt.c, err, tt.want)
+		}
+		if _, err := Dial(context.Background(), tt.c); err == nil || err.Error() != tt.want {
+			t.Errorf("Dial(%+v) = %v; want %v", tt.c, err, tt.want)
+		}
+	}
+}
+
+// TestSingleProcess dials a mesh of one: no peers, and channels to itself
+// work.
+func TestSingleProcess(t *testing.T) {
+	nw, err := Dial(context.Background(), Config{Addrs: []string{"127.0.0.1:0"}})
+	if err != nil {
+		t.Fatalf("Dial() = %v", err)
+	}
+	s, r := nw.Sender(1, 0), nw.Receiver(1, 0)
+	if err := s.Send(append(s.Buffer(), "self"...)); err != nil {
+		t.Fatalf("Send() = %v", err)
+	}
+	if p, err := r.Recv(); err != nil || string(p) != "self" {
+		t.Errorf("Recv() = %q, %v; want \"self\"", p, err)
+	}
+	if err := nw.Close(); err != nil {
+		t.Errorf("Close() = %v", err)
+	}
+	if _, err := r.Recv(); err != ErrClosed {
+		t.Errorf("Recv() after Close = %v; want %v", err, ErrClosed)
+	}
+}
+
+// TestDialTimeout dials a peer that never answers: Dial gives up after
+// DialTimeout naming it.
+func TestDialTimeout(t *testing.T) {
+	lns, addrs := listen(t, 2)
+	lns[1].Close()
+	cfg := testConfig(0, addrs, lns[0])
+	cfg.DialTimeout = 200 * time.Millisecond
+	_, err := Dial(context.Background(), cfg)
+	want := "transport: process 0: no mesh within 200ms; missing process 1 (" + addrs[1] + "): dial tcp"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Dial() = %v; want %s…", err, want)
+	}
+	if _, err := net.Dial("tcp", addrs[0]); err == nil {
+		t.Errorf("the listener of a failed Dial still accepts")
+	}
+}
+
+func TestSenderPanics(t *testing.T) {
+	nw := NewLocal(2)[0]
+	for _, f := range []func(){func() { nw.Sender(1, 2) }, func() { nw.Receiver(1, -1) }} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("Sender/Receiver of a process out of range did not panic")
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestPayloadTooLarge(t *testing.T) {
+	s := NewLocal(1)[0].Sender(1, 0)
+	if err := s.Send(make([]byte, MaxPayload+1)); err == nil || !strings.Contains(err.Error(), "exceeds the maximum") {
+		t.Errorf("Send(MaxPayload+1 bytes) = %v; want an error", err)
+	}
+}
