@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,5 +128,64 @@ func TestDistributedRefusesPrompt(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "runs in one process") {
 			t.Errorf("process %d: Run = %v; want an error saying prompt runs in one process", i, err)
 		}
+	}
+}
+
+// countedCodec is a user codec that counts what it encodes: int pairs as
+// text, to show it is the one used.
+type countedCodec struct{ encoded *atomic.Int64 }
+
+type pairRec struct{ A, B int }
+
+func (c countedCodec) Append(buf []byte, vs []pairRec) []byte {
+	c.encoded.Add(int64(len(vs)))
+	for _, v := range vs {
+		buf = fmt.Appendf(buf, "%d %d\n", v.A, v.B)
+	}
+	return buf
+}
+
+func (c countedCodec) Decode(buf []byte, vs []pairRec) ([]pairRec, error) {
+	for _, line := range strings.Split(strings.TrimSuffix(string(buf), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var v pairRec
+		if _, err := fmt.Sscanf(line, "%d %d", &v.A, &v.B); err != nil {
+			return vs, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
+
+// A registered codec carries its type between processes.
+func TestDistributedUserCodec(t *testing.T) {
+	var encoded atomic.Int64
+	weir.RegisterCodec[pairRec](countedCodec{&encoded})
+	defer weir.RegisterCodec[pairRec](nil)
+	in := make([]int, 3000)
+	for i := range in {
+		in[i] = i
+	}
+	got, errs := runProcesses(t, 3, []weir.JobOption{weir.Workers(2)}, func(j *weir.Job) *weir.Collect[pairRec] {
+		s := weir.Source(j, "src", weir.SliceSource[int]{Records: in, BatchSize: 100})
+		out := &weir.Collect[pairRec]{}
+		weir.Sink(weir.Map(s, func(i int) pairRec { return pairRec{i, i * i} }, weir.Stateless()), out)
+		return out
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+	}
+	slices.SortFunc(got, func(a, b pairRec) int { return a.A - b.A })
+	for i, v := range got {
+		if v != (pairRec{i, i * i}) {
+			t.Fatalf("record %d = %v", i, v)
+		}
+	}
+	if len(got) != len(in) || encoded.Load() == 0 {
+		t.Errorf("%d records, %d encoded by the user codec; want %d and some", len(got), encoded.Load(), len(in))
 	}
 }

@@ -194,3 +194,16 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
+
+// bench transport measures process 0 sending to process 1.
+func TestLaunchBenchTransport(t *testing.T) {
+	r := mustSucceed(t, "launch", "-n", "2", "--", "bench", "transport", "--records", "200000", "--batch", "500")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("stdout %q: %v", r.stdout, err)
+	}
+	if got["records"] != 200000.0 || got["records_per_s"].(float64) <= 0 || got["bytes_per_record"].(float64) < 24 {
+		t.Errorf("summary %v", got)
+	}
+	mustFail(t, []string{"bench", "transport"}, "runs as 2 processes")
+}

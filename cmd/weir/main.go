@@ -39,7 +39,7 @@ func rootCmd() *cobra.Command {
 	run := &cobra.Command{Use: "run JOB", Short: "Run a built-in job"}
 	run.AddCommand(runYSBCmd(), runWordcountCmd())
 	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
-	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd())
+	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd())
 	root.AddCommand(run, bench, explainCmd(), launchCmd())
 	for _, c := range []*cobra.Command{run, bench} {
 		c.Args = cobra.NoArgs
