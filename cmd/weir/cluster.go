@@ -63,6 +63,15 @@ func (f *clusterFlags) options() []weir.JobOption {
 	return []weir.JobOption{weir.Cluster(f.resolved.Self, f.resolved.Peers, f.secret)}
 }
 
+// share says, in a summary of process 0's figures, that they are its
+// share of a distributed job's input.
+func (f *clusterFlags) share() string {
+	if n := f.resolved.Processes(); n > 1 {
+		return fmt.Sprintf(" (process 0's share; %d processes)", n)
+	}
+	return ""
+}
+
 // leader reports whether this process writes the job's outputs and
 // summaries: process 0, or the only one.
 func (f *clusterFlags) leader() bool { return f.resolved.Self == 0 }

@@ -73,8 +73,8 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 	if err := f.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wordcount: %d lines, %d distinct words in %.2fs, written to %s\n",
-		job.Metrics().Records, len(res), time.Since(start).Seconds(), out)
+	fmt.Fprintf(os.Stderr, "wordcount: %d lines%s, %d distinct words in %.2fs, written to %s\n",
+		job.Metrics().Records, jf.cluster.share(), len(res), time.Since(start).Seconds(), out)
 	if stats {
 		return json.NewEncoder(os.Stderr).Encode(partitionFigures(job, jf.partitioning.name))
 	}

@@ -116,7 +116,7 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 		return err
 	}
 	m := run.Metrics
-	fmt.Fprintf(os.Stderr, "ysb: %d events in %.2fs, %d windows written to %s", m.Records, time.Since(start).Seconds(), len(run.Results), out)
+	fmt.Fprintf(os.Stderr, "ysb: %d events%s in %.2fs, %d windows written to %s", m.Records, jf.cluster.share(), time.Since(start).Seconds(), len(run.Results), out)
 	if deadLetter != "" {
 		fmt.Fprintf(os.Stderr, ", %d bad lines written to %s", run.DeadLetters, deadLetter)
 	}
