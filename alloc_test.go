@@ -108,7 +108,7 @@ func TestAllocsKeyedExchange(t *testing.T) {
 		outlets = append(outlets, in.Sender(0))
 		rt.AddTask("window", i, in, drainTask[string, allocRec]{&got}, true)
 	}
-	ex := newKeyEx[string, allocRec](func(r allocRec) string { return r.Ad }, partition.DefaultKeyGroups, outlets, 256)
+	ex := newKeyEx[string, allocRec](func(r allocRec) string { return r.Ad }, partition.DefaultKeyGroups, outlets, 256, false)
 	src := chain(ex)
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(context.Background()) }()

@@ -14,7 +14,9 @@ type Codec[T any] interface {
 	// Append appends the encoding of vs to buf and returns it.
 	Append(buf []byte, vs []T) []byte
 	// Decode decodes what Append made of one or more batches, appending
-	// the values to vs. It must not panic on malformed input.
+	// the values to vs. It must not panic on malformed input, and the
+	// values must not refer to buf's memory, which is reused as soon as
+	// Decode returns (copy the bytes of strings and slices).
 	Decode(buf []byte, vs []T) ([]T, error)
 }
 

@@ -90,9 +90,9 @@ func (b *pbatch[K, A]) release() {
 }
 
 func newCombineEx[K comparable, T, A any](key func(T) K, groups int, outlets []runtime.Outlet, size int,
-	spec window.Spec, init func() A, add func(A, T) A) *combineEx[K, T, A] {
+	spec window.Spec, init func() A, add func(A, T) A, dist bool) *combineEx[K, T, A] {
 	c := &combineEx[K, T, A]{
-		raw:   newKeyEx(key, groups, outlets, size),
+		raw:   newKeyEx(key, groups, outlets, size, dist),
 		spec:  spec,
 		init:  init,
 		add:   add,

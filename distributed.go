@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"net"
 	"runtime/debug"
 
+	"github.com/weirstream/weir/internal/codec"
+	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -69,16 +73,30 @@ func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network,
 	if log == nil {
 		log = slog.Default()
 	}
+	// Listen on the port on every interface: a host's own name may not
+	// resolve to the address peers reach it at (127.0.1.1 on some
+	// systems, a pod whose DNS name is not registered yet).
+	_, port, err := net.SplitHostPort(c.peers[c.self])
+	if err != nil {
+		return nil, fmt.Errorf("weir: process %d's address %q: %w", c.self, c.peers[c.self], err)
+	}
+	l, err := net.Listen("tcp", ":"+port)
+	if err != nil {
+		return nil, fmt.Errorf("weir: process %d: %w", c.self, err)
+	}
 	return transport.Dial(ctx, transport.Config{
-		Self: c.self, Addrs: c.peers, Fingerprint: fingerprint(p), Secret: c.secret, Logger: log,
+		Self: c.self, Addrs: c.peers, Fingerprint: j.fingerprint(p), Secret: c.secret, Logger: log, Listener: l,
 	})
 }
 
-// fingerprint names a plan and the binary that runs it: processes of one
-// job must agree on both.
-func fingerprint(p *plan.Physical) string {
+// fingerprint names a plan, the options that decide routing and epochs,
+// and the binary that runs it: processes of one job must agree on all.
+func (j *Job) fingerprint(p *plan.Physical) string {
 	h := sha256.New()
 	h.Write([]byte(p.Explain()))
+	c := j.cfg
+	fmt.Fprintf(h, "workers=%d keygroups=%d interval=%v records=%d ordered=%v batch=%d partitioning=%q",
+		c.workers, c.keyGroups, c.interval, c.epochRecords, c.ordered, c.batchSize, c.partitioning)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		h.Write([]byte(bi.GoVersion + " " + bi.Path + " " + bi.Main.Version))
 		for _, s := range bi.Settings {
@@ -88,4 +106,29 @@ func fingerprint(p *plan.Physical) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// keyHasher hashes keys for routing by key group and for state tables. In
+// a job of several processes every process must hash a key alike: keys
+// that partition.Hasher hashes deterministically (strings, integers,
+// bools) keep that hash; others (structs, arrays, floats) are hashed by
+// their codec encoding, which is the same everywhere. (Floats +0 and -0
+// are equal keys with different encodings: avoid them as distributed
+// keys.) The returned function keeps scratch space: one goroutine uses it.
+func keyHasher[K comparable](dist bool) func(K) uint64 {
+	h, deterministic := partition.Hasher[K]()
+	if deterministic || !dist {
+		return h
+	}
+	c, err := codec.For[K]()
+	if err != nil {
+		return h // the key cannot cross processes; the edge's codec reports it
+	}
+	var one [1]K
+	var buf []byte
+	return func(k K) uint64 {
+		one[0] = k
+		buf = c.Append(buf[:0], one[:])
+		return partition.HashBytes(buf)
+	}
 }

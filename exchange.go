@@ -110,11 +110,12 @@ type keyEx[K comparable, T any] struct {
 func (e *keyEx[K, T]) withStats(st *edgeStats, sender, senders int) *keyEx[K, T] {
 	e.st, e.sender, e.sent = st, sender, make([]int64, len(e.outlets))
 	st.init(senders, len(e.outlets))
+	st.join(sender)
 	return e
 }
 
-func newKeyEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int) *keyEx[K, T] {
-	h, _ := partition.Hasher[K]()
+func newKeyEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int, dist bool) *keyEx[K, T] {
+	h := keyHasher[K](dist)
 	e := &keyEx[K, T]{key: key, hash: h, groups: groups, outlets: outlets, size: size}
 	e.owner = make([]uint16, groups)
 	for kg := range e.owner {

@@ -152,7 +152,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 				cons = append(cons, recv.inputs[e.Port].exchange(exchangeCtx{
 					ex: e.Exchange, outlets: outlets, name: recv.name,
 					sender: inst, senders: par[id], done: rt.Done(),
-					ordered: e.Ordered, whole: e.Whole, units: tc.units,
+					ordered: e.Ordered, whole: e.Whole, units: tc.units, dist: pl.procs > 1,
 				}))
 			}
 			outs[port] = n.ports[port](cons)

@@ -106,6 +106,9 @@ type exchangeCtx struct {
 	ordered bool
 	whole   bool
 	units   *unitCtx
+	// dist is set in a job of several processes: keys must hash alike in
+	// every process.
+	dist bool
 }
 
 func (j *Job) add(n *node) *node {
@@ -190,9 +193,16 @@ func (j *Job) Run(ctx context.Context) error {
 		return err
 	}
 	var rt *runtime.Runtime
+	var origin time.Time
+	if j.processes() > 1 {
+		// Every process numbers time-based epochs from the same origin,
+		// so they agree on epoch boundaries whenever each starts.
+		origin = time.Unix(0, 0)
+	}
 	rt = runtime.New(runtime.Config{
 		Interval: j.cfg.interval,
 		Records:  j.cfg.epochRecords,
+		Origin:   origin,
 		OnEpoch: func(s runtime.EpochStats) {
 			j.mu.Lock()
 			j.latencies = append(j.latencies, s.Latency)
@@ -229,6 +239,9 @@ func (j *Job) Run(ctx context.Context) error {
 			case <-net.Done():
 				cancel(net.Err())
 			case <-rt.Done():
+				if err := rt.Err(); err != nil {
+					net.Abort(err) // tell the peers why
+				}
 				net.Close()
 			}
 		}()

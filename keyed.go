@@ -34,7 +34,7 @@ func keyedInput[K comparable, T any](k KeyedStream[K, T]) input {
 	return input{
 		from: k.s.node, fromPort: k.s.port, keyed: true,
 		exchange: func(x exchangeCtx) any {
-			return &guard[T]{name: x.name, p: newKeyEx[K, T](k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize)}
+			return &guard[T]{name: x.name, p: newKeyEx[K, T](k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, x.dist)}
 		},
 		wire: func() (wire, error) { return newKeyedWire[K, T, struct{}](false) },
 	}

@@ -186,7 +186,7 @@ func newMicroEx[K comparable, T, A any](x *microShared[K, T, A], ctx exchangeCtx
 	e := &microEx[K, T, A]{
 		x:      x,
 		i:      ctx.sender,
-		raw:    newKeyEx(x.key, j.cfg.keyGroups, ctx.outlets, 1),
+		raw:    newKeyEx(x.key, j.cfg.keyGroups, ctx.outlets, 1, false),
 		timing: x.elastic != nil,
 	}
 	if x.strategy == partition.PKG {

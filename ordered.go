@@ -174,7 +174,7 @@ type ordKeyEx[K comparable, T any] struct {
 }
 
 func newOrdKeyEx[K comparable, T any](key func(T) K, groups int, x exchangeCtx, size int, timed bool) *ordKeyEx[K, T] {
-	h, _ := partition.Hasher[K]()
+	h := keyHasher[K](x.dist)
 	e := &ordKeyEx[K, T]{key: key, hash: h, groups: groups, outlets: x.outlets, whole: x.whole, timed: timed,
 		pool: framePool[T](size/max(1, len(x.outlets)), timed)}
 	e.owner = make([]uint16, groups)

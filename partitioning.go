@@ -103,6 +103,7 @@ type edgeStats struct {
 	strategy partition.Strategy
 	senders  int
 	through  []progress.Epoch // per sender: last epoch reported, +1
+	present  []bool           // per sender: runs in this process and reports
 	pending  map[progress.Epoch]*epochLoads
 	mapImb   partition.Imbalance
 	redImb   partition.Imbalance
@@ -122,9 +123,18 @@ func (s *edgeStats) init(senders, receivers int) {
 	}
 	s.senders = senders
 	s.through = make([]progress.Epoch, senders)
+	s.present = make([]bool, senders)
 	s.pending = map[progress.Epoch]*epochLoads{}
 	s.st.Partitions = max(senders, receivers)
 	s.st.MapTasks, s.st.ReduceTasks = senders, receivers
+}
+
+// join marks sender i as one that reports: in a distributed job, only
+// the senders in this process do, and the figures are this process's.
+func (s *edgeStats) join(i int) {
+	s.mu.Lock()
+	s.present[i] = true
+	s.mu.Unlock()
 }
 
 // report adds sender i's loads for the epochs it ended with m: the
@@ -146,13 +156,21 @@ func (s *edgeStats) report(i int, m progress.Marker, mapLoad int64, sent []int64
 		l.redLoad[t] += n
 	}
 	s.through[i] = e + 1
-	low := s.through[0]
-	for _, t := range s.through {
-		low = min(low, t)
+	low := ^progress.Epoch(0)
+	for i, t := range s.through {
+		if s.present[i] {
+			low = min(low, t)
+		}
 	}
 	for e, l := range s.pending {
 		if e < low {
-			s.account(l.mapLoad, l.redLoad, 0, 0)
+			var mapLoad []int64
+			for i, n := range l.mapLoad {
+				if s.present[i] {
+					mapLoad = append(mapLoad, n)
+				}
+			}
+			s.account(mapLoad, l.redLoad, 0, 0)
 			delete(s.pending, e)
 		}
 	}

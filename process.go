@@ -3,7 +3,6 @@ package weir
 import (
 	"reflect"
 
-	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
 )
 
@@ -21,9 +20,11 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 		d.sel = c.sel
 	}
 	d.key.input = func(any, *Job) input { return recordKeyedInput(k) }
-	d.key.check = func(j *Job, inst, par int) any { return newOwnerCheck(k.key, j.cfg.keyGroups, inst, par) }
+	d.key.check = func(j *Job, inst, par int) any {
+		return newOwnerCheck(k.key, j.cfg.keyGroups, inst, par, j.processes() > 1)
+	}
 	return recordOp(k.s, "process", d, opts, func(tc taskCtx, out pusher[U]) pusher[T] {
-		h, _ := partition.Hasher[K]()
+		h := keyHasher[K](k.s.job.processes() > 1)
 		table := newKeyedTable[K, S]()
 		call := func(v T, out []U) []U {
 			key := k.key(v)

@@ -90,8 +90,8 @@ func (o *ownerCheckOp[T]) push(b *batch[T]) error {
 
 func (o *ownerCheckOp[T]) mark(m progress.Marker) error { return o.out.mark(m) }
 
-func newOwnerCheck[K comparable, T any](key func(T) K, groups, inst, par int) func(*batch[T]) error {
-	h, _ := partition.Hasher[K]()
+func newOwnerCheck[K comparable, T any](key func(T) K, groups, inst, par int, dist bool) func(*batch[T]) error {
+	h := keyHasher[K](dist)
 	r := partition.RangeOf(inst, groups, par)
 	return func(b *batch[T]) error {
 		n := b.len()
@@ -119,7 +119,7 @@ func recordKeyedInput[K comparable, T any](k KeyedStream[K, T]) input {
 			if x.ordered {
 				return &guard[T]{name: x.name, p: newOrdKeyEx(k.key, j.cfg.keyGroups, x, j.cfg.batchSize, k.s.timed)}
 			}
-			return &guard[T]{name: x.name, p: newRouteEx(k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, k.s.timed)}
+			return &guard[T]{name: x.name, p: newRouteEx(k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, k.s.timed, x.dist)}
 		},
 		wire: func() (wire, error) { return newBatchWire[T](j.cfg.batchSize, k.s.timed) },
 	}

@@ -23,8 +23,8 @@ type routeEx[K comparable, T any] struct {
 	pool    *sync.Pool
 }
 
-func newRouteEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int, timed bool) *routeEx[K, T] {
-	h, _ := partition.Hasher[K]()
+func newRouteEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int, timed, dist bool) *routeEx[K, T] {
+	h := keyHasher[K](dist)
 	e := &routeEx[K, T]{key: key, hash: h, groups: groups, outlets: outlets, size: size, timed: timed, pool: framePool[T](size, timed)}
 	e.owner = make([]uint16, groups)
 	for kg := range e.owner {

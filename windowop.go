@@ -56,9 +56,9 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		var p pusher[T]
 		switch strat {
 		case partition.Hash:
-			p = newKeyEx[K, T](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize).withStats(st, x.sender, x.senders)
+			p = newKeyEx[K, T](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, x.dist).withStats(st, x.sender, x.senders)
 		case partition.RoundRobin:
-			c := newCombineEx[K, T, A](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add)
+			c := newCombineEx[K, T, A](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add, x.dist)
 			c.raw.withStats(st, x.sender, x.senders)
 			p = c
 		default:

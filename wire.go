@@ -42,7 +42,14 @@ func appendMarker(buf []byte, m progress.Marker) []byte {
 }
 
 func decodeMarker(r *reader) (progress.Marker, error) {
-	m := progress.Marker{Epoch: progress.Epoch(r.uvarint()), Watermark: r.varint(), Cut: r.varint(), Final: r.byte() == 1}
+	m := progress.Marker{Epoch: progress.Epoch(r.uvarint()), Watermark: r.varint(), Cut: r.varint()}
+	switch r.byte() {
+	case 0:
+	case 1:
+		m.Final = true
+	default:
+		r.fail()
+	}
 	return m, r.done()
 }
 
@@ -167,8 +174,9 @@ func decodeUints(r *reader, xs []uint64) []uint64 {
 // batchWire carries *batch[T]: records, event times, and in an ordered
 // job the unit number and sequence numbers.
 type batchWire[T any] struct {
-	c    codec.Codec[T]
-	pool *sync.Pool
+	c     codec.Codec[T]
+	pool  *sync.Pool
+	timed bool
 }
 
 func newBatchWire[T any](size int, timed bool) (*batchWire[T], error) {
@@ -176,7 +184,7 @@ func newBatchWire[T any](size int, timed bool) (*batchWire[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &batchWire[T]{c: c, pool: framePool[T](size, timed)}, nil
+	return &batchWire[T]{c: c, pool: framePool[T](size, timed), timed: timed}, nil
 }
 
 func (w *batchWire[T]) encode(buf []byte, msg any) ([]byte, error) {
@@ -199,10 +207,7 @@ func (w *batchWire[T]) decode(buf []byte) (any, error) {
 	}
 	b.ts = decodeInts(r, b.ts[:0])
 	b.seq = decodeUints(r, b.seq[:0])
-	if len(b.ts) == 0 {
-		b.ts = b.ts[:0]
-	}
-	if len(b.ts) != 0 && len(b.ts) != len(b.v) || len(b.seq) != 0 && len(b.seq) != len(b.v) {
+	if w.timed && len(b.ts) != len(b.v) || !w.timed && len(b.ts) != 0 || len(b.seq) != 0 && len(b.seq) != len(b.v) {
 		return nil, fmt.Errorf("%w: %d records with %d times and %d sequence numbers", errWire, len(b.v), len(b.ts), len(b.seq))
 	}
 	return b, r.done()
@@ -273,7 +278,7 @@ func (w *keyedWire[K, T, A]) encode(buf []byte, msg any) ([]byte, error) {
 func (w *keyedWire[K, T, A]) decode(buf []byte) (any, error) {
 	r := &reader{b: buf[1:]}
 	n := r.uvarint()
-	if n > uint64(len(r.b)) {
+	if n > uint64(len(r.b)/9) { // a record takes at least 9 bytes
 		return nil, errWire
 	}
 	fixed := func() uint64 {

@@ -34,6 +34,9 @@ means one core. It reports the median records/s of each, the speedup of
 (1 - ordered/unordered). Every run is checked against a plain loop.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := jf.cluster.single("bench fission"); err != nil {
+				return err
+			}
 			if records <= 0 || rounds < 0 {
 				return fmt.Errorf("--records must be positive and --rounds not negative")
 			}

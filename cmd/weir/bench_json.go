@@ -38,6 +38,9 @@ decoder, the YSB query). Reports the medians and the engine's events/s per
 worker relative to the baseline.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := jf.cluster.single("bench ysb-json"); err != nil {
+				return err
+			}
 			if procs <= 0 {
 				procs = jf.workers
 			}

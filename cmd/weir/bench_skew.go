@@ -53,6 +53,9 @@ reducer folds its raw records (--fold-ns per record, --key-ns per key).
 An epoch takes its slowest map task plus its slowest reducer.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.jf.cluster.single("bench skew"); err != nil {
+				return err
+			}
 			if f.simulate {
 				return f.runSimulation()
 			}

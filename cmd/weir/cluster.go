@@ -63,6 +63,14 @@ func (f *clusterFlags) options() []weir.JobOption {
 	return []weir.JobOption{weir.Cluster(f.resolved.Self, f.resolved.Peers, f.secret)}
 }
 
+// single refuses a distributed run of a command that runs in one process.
+func (f *clusterFlags) single(what string) error {
+	if n := f.resolved.Processes(); n > 1 {
+		return fmt.Errorf("%s runs in one process, not %d", what, n)
+	}
+	return nil
+}
+
 // share says, in a summary of process 0's figures, that they are its
 // share of a distributed job's input.
 func (f *clusterFlags) share() string {

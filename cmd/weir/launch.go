@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ func launch(n int, args []string) error {
 	for i := range n {
 		c := exec.Command(exe, append(append([]string(nil), args...), "--process", strconv.Itoa(i), "--peers", strings.Join(peers, ","))...)
 		c.Env = append(os.Environ(), "WEIR_SECRET="+secret)
+		c.SysProcAttr = childAttr()
 		stdout, err := c.StdoutPipe()
 		if err != nil {
 			return err
@@ -101,6 +103,15 @@ func launch(n int, args []string) error {
 			exits <- exit{i, err}
 		}()
 	}
+	// Stopping launch stops the job.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		if _, ok := <-sig; ok {
+			stopAll(procs, ended)
+		}
+	}()
 	var first error
 	for range n {
 		e := <-exits

@@ -121,7 +121,7 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 		fmt.Fprintf(os.Stderr, ", %d bad lines written to %s", run.DeadLetters, deadLetter)
 	}
 	if m.Late > 0 {
-		fmt.Fprintf(os.Stderr, ", %d late events not counted (raise --max-delay)", m.Late)
+		fmt.Fprintf(os.Stderr, ", %d late events%s not counted (raise --max-delay)", m.Late, jf.cluster.share())
 	}
 	fmt.Fprintln(os.Stderr)
 	return nil
@@ -130,6 +130,9 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Duration, rate float64, maxDelay time.Duration, out string) error {
 	if events == 0 && duration == 0 {
 		return fmt.Errorf("the generator needs --duration or --events N to end")
+	}
+	if jf.cluster.resolved.Processes() > 1 && events == 0 {
+		return fmt.Errorf("a distributed generator run needs --events, so that process 0 knows the total")
 	}
 	g := gen.YSB{Rate: rate, Events: events, Duration: duration, Seed: 1}
 	camp := ysb.FromAds(g.Ads())
@@ -152,9 +155,6 @@ func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Dur
 	m := job.Metrics()
 	secs := time.Since(start).Seconds()
 	if jf.cluster.resolved.Processes() > 1 {
-		if events == 0 {
-			return fmt.Errorf("a distributed generator run needs --events, so that process 0 knows the total")
-		}
 		m.Records = events
 	}
 	fmt.Printf("ysb: %d events in %.1fs (%.0f events/s), %d workers, %d epochs, epoch latency p50 %.2fms p99 %.2fms, %d windows over %d campaigns, %d late\n",

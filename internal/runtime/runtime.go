@@ -57,6 +57,10 @@ type Config struct {
 	// Records, if positive, cuts an epoch every Records records per source
 	// instance.
 	Records int
+	// Origin is when time-based epoch 0 starts; zero means when Run
+	// starts. Processes of one job that share an origin (the Unix epoch,
+	// say) agree on epoch boundaries whenever each of them starts.
+	Origin time.Time
 	// OnEpoch, if set, is called (from a runtime goroutine) when an epoch has
 	// ended at every terminal task.
 	OnEpoch func(EpochStats)
@@ -127,6 +131,13 @@ func New(cfg Config) *Runtime {
 // of all tasks.
 func (r *Runtime) Done() <-chan struct{} { return r.done }
 
+// Err returns the error that stopped the runtime, or nil.
+func (r *Runtime) Err() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err
+}
+
 // Records returns the number of records read by the sources so far.
 func (r *Runtime) Records() int64 { return r.records.Load() }
 
@@ -177,6 +188,9 @@ func (r *Runtime) fail(err error) {
 // Run starts every task and waits until all have finished or one failed.
 func (r *Runtime) Run(ctx context.Context) error {
 	r.start = time.Now()
+	if !r.cfg.Origin.IsZero() {
+		r.start = r.cfg.Origin
+	}
 	r.tracker.onEpoch = r.cfg.OnEpoch
 	var wg sync.WaitGroup
 	run := func(name string, instance int, f func() error) {

@@ -1,6 +1,9 @@
 package transport
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // localAddr is the address of in-process peers in errors.
 const localAddr = "local"
@@ -47,6 +50,17 @@ func (l *localNetwork) Close() error {
 		return err
 	}
 	return nil
+}
+
+func (l *localNetwork) Abort(reason error) {
+	l.once.Do(func() {
+		l.stop(reason)
+		for j, m := range l.all {
+			if j != l.self {
+				m.stop(&PeerError{Peer: l.self, Addr: localAddr, Err: fmt.Errorf("failed: %w", reason)})
+			}
+		}
+	})
 }
 
 // localLink hands frames from process from to process to (maybe itself).

@@ -27,6 +27,11 @@ type Network interface {
 	// Send and Recv calls return ErrClosed. Close returns the error that
 	// failed the network before, if any; calling it again returns the same.
 	Close() error
+	// Abort stops the network because this process failed: every peer
+	// is told why (its network then fails with an error naming this
+	// process and the reason) and the connections close. Blocked Send and
+	// Recv calls return the reason.
+	Abort(reason error)
 }
 
 // Sender is the sending end of one channel towards one process.

@@ -145,6 +145,11 @@ func (n *tcpNetwork) teardown() {
 	})
 }
 
+func (n *tcpNetwork) Abort(reason error) {
+	n.fail(reason)
+	n.wg.Wait()
+}
+
 func (n *tcpNetwork) Close() error {
 	n.once.Do(func() {
 		if n.stop(ErrClosed) {
