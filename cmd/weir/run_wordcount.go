@@ -21,6 +21,7 @@ func runWordcountCmd() *cobra.Command {
 		inputs []string
 		out    string
 		stats  bool
+		rate   float64
 	)
 	cmd := &cobra.Command{
 		Use:   "wordcount",
@@ -38,20 +39,25 @@ func runWordcountCmd() *cobra.Command {
 			if err := checkFiles(inputs); err != nil {
 				return err
 			}
-			return runWordcount(ctx, jf, inputs, out, stats)
+			return runWordcount(ctx, jf, inputs, out, stats, rate)
 		},
 	}
 	jf.register(cmd.Flags())
 	cmd.Flags().StringSliceVar(&inputs, "input", nil, "text `FILE`s to count (repeat or comma-separate)")
 	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE` (word,count)")
+	cmd.Flags().Float64Var(&rate, "rate", 0, "replay the lines at this many per second (0: as fast as possible)")
 	cmd.Flags().BoolVar(&stats, "stats", false, "at the end, print the partitioning figures of the count on stderr as one JSON object")
 	return cmd
 }
 
-func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string, stats bool) error {
+func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string, stats bool, rate float64) error {
 	job := weir.NewJob("wordcount", jf.options()...)
 	col := &weir.Collect[wordcount.Result]{}
-	lines := weir.Source(job, "lines", file.Lines(inputs, file.Options{}))
+	in := file.Lines(inputs, file.Options{})
+	if rate > 0 {
+		in = weir.Paced(in, rate)
+	}
+	lines := weir.Source(job, "lines", in)
 	weir.Sink(wordcount.Query(lines), col, weir.Name("collect"))
 	start := time.Now()
 	if err := job.Run(ctx); err != nil {

@@ -40,7 +40,10 @@ writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 			defer stop()
 			n, numErr := strconv.ParseInt(events, 10, 64)
 			if events != "" && numErr != nil {
-				return runYSBFile(ctx, jf, events, campaigns, out, deadLetter, maxDelay)
+				if !cmd.Flags().Changed("rate") {
+					rate = 0 // a file is read as fast as possible unless paced
+				}
+				return runYSBFile(ctx, jf, events, campaigns, out, deadLetter, maxDelay, rate)
 			}
 			if campaigns != "" || deadLetter != "" {
 				return fmt.Errorf("--campaigns and --dead-letter need --events FILE")
@@ -61,11 +64,11 @@ writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 	cmd.Flags().DurationVar(&maxDelay, "max-delay", 5*time.Second, "how far out of event-time order input may be")
 	cmd.Flags().StringVar(&deadLetter, "dead-letter", "", "write bad input lines to `FILE` instead of failing")
 	cmd.Flags().DurationVar(&duration, "duration", 20*time.Second, "how long the generator runs (0: until --events)")
-	cmd.Flags().Float64Var(&rate, "rate", 1_000_000, "generated events per second (0: as fast as possible)")
+	cmd.Flags().Float64Var(&rate, "rate", 1_000_000, "events per second, generated or replayed from --events FILE (0: as fast as possible; a file is not paced unless given)")
 	return cmd
 }
 
-func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLetter string, maxDelay time.Duration) error {
+func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLetter string, maxDelay time.Duration, rate float64) error {
 	if campaigns == "" {
 		return fmt.Errorf("--campaigns is required with --events FILE")
 	}
@@ -79,7 +82,7 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	if err != nil {
 		return err
 	}
-	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Options: jf.options()}
+	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Rate: rate, Options: jf.options()}
 	var dlf *os.File
 	if deadLetter != "" {
 		if jf.cluster.resolved.Processes() > 1 {

@@ -71,7 +71,10 @@ type FileConfig struct {
 	MaxDelay   time.Duration
 	Interval   time.Duration
 	DeadLetter io.Writer // nil: bad input stops the job
-	Options    []weir.JobOption
+	// Rate, if positive, replays the events at that many per second of
+	// wall time (weir.Paced).
+	Rate    float64
+	Options []weir.JobOption
 }
 
 // FileRun is what the file job produced.
@@ -111,7 +114,11 @@ func BuildFile(cfg FileConfig) (*weir.Job, *Collector, *file.DeadLetter) {
 	if cfg.DeadLetter != nil {
 		dl = file.NewDeadLetter(cfg.DeadLetter)
 	}
-	src := weir.Source(job, "events", file.JSONLines(cfg.Events, Decoder(cfg.Campaigns), file.Options{DeadLetter: dl}))
+	var in weir.Input[gen.YSBEvent] = file.JSONLines(cfg.Events, Decoder(cfg.Campaigns), file.Options{DeadLetter: dl})
+	if cfg.Rate > 0 {
+		in = weir.Paced(in, cfg.Rate)
+	}
+	src := weir.Source(job, "events", in)
 	col := &Collector{}
 	weir.Sink(Query(src, cfg.Campaigns, cfg.MaxDelay), col, weir.Name("collect"))
 	return job, col, dl

@@ -1,0 +1,79 @@
+package weir
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Paced replays in at a steady rate records per second of wall time in
+// all, as a real stream arrives: each of the source's instances reads its
+// share at rate/instances. A recorded input (a file, say) then behaves
+// like a live one, for demonstrations and for tests of recovery and
+// latency. The pace starts at the first Read; a reader that falls behind
+// catches up without bursts beyond one batch.
+func Paced[T any](in Input[T], rate float64) Input[T] {
+	return pacedInput[T]{in: in, rate: rate}
+}
+
+type pacedInput[T any] struct {
+	in   Input[T]
+	rate float64
+}
+
+func (p pacedInput[T]) Open(ctx SourceContext) (Reader[T], error) {
+	if !(p.rate > 0) || math.IsInf(p.rate, 0) {
+		return nil, fmt.Errorf("weir: Paced: rate %v, want a positive number of records per second", p.rate)
+	}
+	r, err := p.in.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pacedReader[T]{r: r, rate: p.rate / float64(max(1, ctx.Parallelism))}, nil
+}
+
+type pacedReader[T any] struct {
+	r       Reader[T]
+	rate    float64 // this reader's records per second
+	start   time.Time
+	emitted int64
+	rest    []T   // records of the inner Read not returned yet
+	err     error // the inner Read's error, returned once rest is out
+}
+
+// maxWait bounds a sleep in Read, which must return within a few
+// milliseconds so that epochs are cut on time.
+const maxWait = 2 * time.Millisecond
+
+func (p *pacedReader[T]) Read() ([]T, error) {
+	if p.start.IsZero() {
+		p.start = time.Now()
+	}
+	if len(p.rest) == 0 {
+		if p.err != nil {
+			return nil, p.err
+		}
+		p.rest, p.err = p.r.Read()
+		if len(p.rest) == 0 {
+			err := p.err
+			p.err = nil
+			if err != nil {
+				p.err = err // keep returning it
+			}
+			return nil, err
+		}
+	}
+	due := int64(time.Since(p.start).Seconds()*p.rate) + 1 - p.emitted
+	if due <= 0 {
+		wait := time.Duration(float64(-due+1) / p.rate * float64(time.Second))
+		time.Sleep(min(wait, maxWait))
+		return nil, nil
+	}
+	n := int(min(due, int64(len(p.rest))))
+	b := p.rest[:n:n]
+	p.rest = p.rest[n:]
+	p.emitted += int64(n)
+	return b, nil
+}
+
+func (p *pacedReader[T]) Close() error { return p.r.Close() }
