@@ -97,6 +97,11 @@ func (j *Job) fingerprint(p *plan.Physical) string {
 	c := j.cfg
 	fmt.Fprintf(h, "workers=%d keygroups=%d interval=%v records=%d ordered=%v batch=%d partitioning=%q",
 		c.workers, c.keyGroups, c.interval, c.epochRecords, c.ordered, c.batchSize, c.partitioning)
+	if j.coord != nil {
+		// Processes that restored different checkpoints must not run
+		// together.
+		fmt.Fprintf(h, " checkpoint=%d every=%d", j.coord.from, j.coord.every)
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		h.Write([]byte(bi.GoVersion + " " + bi.Path + " " + bi.Main.Version))
 		for _, s := range bi.Settings {
@@ -107,6 +112,11 @@ func (j *Job) fingerprint(p *plan.Physical) string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
+
+// stableHash reports whether keys must hash alike in every process and
+// every run: in a job of several processes, or one whose state outlives a
+// run in checkpoints.
+func (j *Job) stableHash() bool { return j.processes() > 1 || j.cfg.ckpt != nil }
 
 // keyHasher hashes keys for routing by key group and for state tables. In
 // a job of several processes every process must hash a key alike: keys

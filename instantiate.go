@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -152,7 +153,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 				cons = append(cons, recv.inputs[e.Port].exchange(exchangeCtx{
 					ex: e.Exchange, outlets: outlets, name: recv.name,
 					sender: inst, senders: par[id], done: rt.Done(),
-					ordered: e.Ordered, whole: e.Whole, units: tc.units, dist: pl.procs > 1,
+					ordered: e.Ordered, whole: e.Whole, units: tc.units, dist: j.stableHash(),
 				}))
 			}
 			outs[port] = n.ports[port](cons)
@@ -186,6 +187,10 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 				continue
 			}
 			tc := taskCtx{inst: inst, par: t.Parallelism}
+			var snaps []snapEntry
+			if j.coord != nil {
+				tc.snaps = &snaps
+			}
 			if p.Ordered[n.id] {
 				tc.units = &unitCtx{}
 				if e, ok := inEdge[n.id]; ok && e.Ordered && len(n.inputs) == 1 {
@@ -205,6 +210,11 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 					return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
 				}
 				opened = append(opened, st)
+				if j.coord != nil {
+					if err := j.checkpointSource(st, n.name, inst, t.Parallelism, snaps); err != nil {
+						return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
+					}
+				}
 				rt.AddSource(n.name, inst, st, terminal)
 				continue
 			}
@@ -212,8 +222,46 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 			if err != nil {
 				return fail(fmt.Errorf("%s#%d: %w", n.name, inst, err))
 			}
+			if j.coord != nil {
+				r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps}
+				if err := r.restore(t.Parallelism); err != nil {
+					return fail(err)
+				}
+				j.coord.reporters++
+				it = hookMarks(it, r.after)
+			}
 			rt.AddTask(n.name, inst, inboxes[n.id][inst], it, terminal)
 		}
 	}
+	return nil
+}
+
+// checkpointSource makes a source task take part in checkpoints: it
+// resumes at its saved position and saves it at each checkpoint, with the
+// state of the operators fused into it.
+func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int, snaps []snapEntry) error {
+	type seekable interface {
+		position() ([]byte, error)
+		seek([]byte) error
+		setAfter(func(progress.Marker) error)
+	}
+	s, ok := st.(seekable)
+	if !ok {
+		return fmt.Errorf("weir: source %s cannot be checkpointed", name)
+	}
+	op := "source:" + name
+	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: s.position}}
+	if err := r.restore(par); err != nil {
+		return err
+	}
+	if pos, ok := j.coord.restoredInstance(op, inst); ok {
+		if err := s.seek(pos); err != nil {
+			return fmt.Errorf("resuming at checkpoint %d: %w", j.coord.from, err)
+		}
+	} else if _, err := s.position(); err != nil {
+		return err // not seekable: say so before the job runs
+	}
+	j.coord.reporters++
+	s.setAfter(r.after)
 	return nil
 }

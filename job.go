@@ -25,6 +25,7 @@ type Job struct {
 	lateCounters []lateCounter
 	partStats    []*edgeStats
 	rt           *runtime.Runtime // set while running
+	coord        *coordinator     // set while running with checkpoints
 
 	mu        sync.Mutex
 	latencies []time.Duration
@@ -45,15 +46,18 @@ func NewJob(name string, opts ...JobOption) *Job {
 // node is an operator of the logical graph with the typed factories that
 // make its instances.
 type node struct {
-	id     int
-	name   string
-	op     string
-	kind   plan.Kind
-	state  plan.State
-	sel    plan.Selectivity
-	key    string // the key's planner name (keyID), for a keyed operator
-	par    int    // 0: the planner decides
-	inputs []input
+	id    int
+	name  string
+	op    string
+	kind  plan.Kind
+	state plan.State
+	sel   plan.Selectivity
+	key   string // the key's planner name (keyID), for a keyed operator
+	// userState: a user function keeps state of its own, which
+	// checkpoints cannot save.
+	userState bool
+	par       int // 0: the planner decides
+	inputs    []input
 	// ports[i] combines the pushers of output port i's consumers.
 	ports []func(outs []any) any
 	// Exactly one of these is set, by kind.
@@ -73,6 +77,17 @@ type taskCtx struct {
 	// the record operator being made.
 	op  string
 	sel plan.Selectivity
+	// snaps, in a job with checkpoints, gathers the task's operators
+	// whose state is saved.
+	snaps *[]snapEntry
+}
+
+// saves registers s (a keyed or instance snapshotter) as operator op's
+// state, in a job with checkpoints.
+func (tc taskCtx) saves(op string, s any) {
+	if tc.snaps != nil {
+		*tc.snaps = append(*tc.snaps, snapEntry{op: op, s: s})
+	}
 }
 
 // input is an edge into a node, with the factory of its sending side.
@@ -213,6 +228,12 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 		},
 	})
+	if j.cfg.ckpt != nil {
+		self, procs := j.Process(), j.processes()
+		if j.coord, err = j.openCheckpoints(self, procs); err != nil {
+			return err
+		}
+	}
 	net, err := j.network(ctx, p)
 	if err != nil {
 		return err
@@ -275,6 +296,8 @@ type Metrics struct {
 	// WireBytes is what this process sent to the others, frame headers
 	// included (0 in a single process).
 	WireBytes int64
+	// RestoredFrom is the checkpoint the job started from (0: none).
+	RestoredFrom uint64
 }
 
 // Metrics returns the job's figures so far.
@@ -282,6 +305,9 @@ func (j *Job) Metrics() Metrics {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	m := Metrics{Epochs: j.epochs, Elapsed: j.elapsed, WireBytes: j.wireBytes.Load()}
+	if j.coord != nil {
+		m.RestoredFrom = j.coord.from
+	}
 	if j.rt != nil {
 		m.Records = j.rt.Records()
 	}

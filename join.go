@@ -43,12 +43,14 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	}
 	late := &atomic.Int64{}
 	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
-	n.newTask = func(_ taskCtx, outs []any) (runtime.InputTask, error) {
-		return &joinTask[K, L, R, O]{
+	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
+		t := &joinTask[K, L, R, O]{
 			spec: spec, f: f, size: j.cfg.batchSize, out: outs[0].(pusher[O]),
 			table: newKeyedTable[K, window.Set[joinAcc[L, R]]](),
 			next:  math.MaxInt64, wm: progress.NoWatermark, late: late,
-		}, nil
+		}
+		tc.saves(n.name, t)
+		return t, nil
 	}
 	return out
 }

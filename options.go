@@ -21,6 +21,7 @@ type jobConfig struct {
 	logger       *slog.Logger
 	ordered      bool
 	cluster      *clusterConfig
+	ckpt         *ckptConfig
 }
 
 func defaultJobConfig() jobConfig {

@@ -39,6 +39,29 @@ type pacedReader[T any] struct {
 	emitted int64
 	rest    []T   // records of the inner Read not returned yet
 	err     error // the inner Read's error, returned once rest is out
+	inner   int   // length of the inner Read's batch
+	out     int   // length of the batch Read returned last
+}
+
+// Position implements Seekable if the inner reader does: the records of
+// the inner batch used are those returned before the last batch, and used
+// of it.
+func (p *pacedReader[T]) Position(used int) ([]byte, error) {
+	s, ok := p.r.(Seekable)
+	if !ok {
+		return nil, fmt.Errorf("weir: the reader %T cannot be checkpointed: it does not implement weir.Seekable", p.r)
+	}
+	return s.Position(p.inner - len(p.rest) - p.out + used)
+}
+
+// Seek implements Seekable if the inner reader does.
+func (p *pacedReader[T]) Seek(pos []byte) error {
+	s, ok := p.r.(Seekable)
+	if !ok {
+		return fmt.Errorf("weir: the reader %T cannot be checkpointed: it does not implement weir.Seekable", p.r)
+	}
+	p.rest, p.inner, p.out = nil, 0, 0
+	return s.Seek(pos)
 }
 
 // maxWait bounds a sleep in Read, which must return within a few
@@ -54,6 +77,7 @@ func (p *pacedReader[T]) Read() ([]T, error) {
 			return nil, p.err
 		}
 		p.rest, p.err = p.r.Read()
+		p.inner, p.out = len(p.rest), 0
 		if len(p.rest) == 0 {
 			err := p.err
 			p.err = nil
@@ -67,12 +91,14 @@ func (p *pacedReader[T]) Read() ([]T, error) {
 	if due <= 0 {
 		wait := time.Duration(float64(-due+1) / p.rate * float64(time.Second))
 		time.Sleep(min(wait, maxWait))
+		p.out = 0
 		return nil, nil
 	}
 	n := int(min(due, int64(len(p.rest))))
 	b := p.rest[:n:n]
 	p.rest = p.rest[n:]
 	p.emitted += int64(n)
+	p.out = n
 	return b, nil
 }
 

@@ -21,11 +21,12 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 	}
 	d.key.input = func(any, *Job) input { return recordKeyedInput(k) }
 	d.key.check = func(j *Job, inst, par int) any {
-		return newOwnerCheck(k.key, j.cfg.keyGroups, inst, par, j.processes() > 1)
+		return newOwnerCheck(k.key, j.cfg.keyGroups, inst, par, j.stableHash())
 	}
 	return recordOp(k.s, "process", d, opts, func(tc taskCtx, out pusher[U]) pusher[T] {
-		h := keyHasher[K](k.s.job.processes() > 1)
+		h := keyHasher[K](k.s.job.stableHash())
 		table := newKeyedTable[K, S]()
+		tc.saves(tc.op, &processState[K, S]{table: table})
 		call := func(v T, out []U) []U {
 			key := k.key(v)
 			return f(key, table.Upsert(h(key), key), v, out)

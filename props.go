@@ -48,7 +48,7 @@ func KeyedState[T any, K comparable](name string, key func(T) K) Option {
 		return recordKeyedInput(KeyedStream[K, T]{s: s.(Stream[T]), key: key, name: ks.name})
 	}
 	ks.check = func(j *Job, inst, par int) any {
-		return newOwnerCheck(key, j.cfg.keyGroups, inst, par, j.processes() > 1)
+		return newOwnerCheck(key, j.cfg.keyGroups, inst, par, j.stableHash())
 	}
 	return func(c *opConfig) { c.state, c.key = plan.Keyed, ks }
 }

@@ -43,6 +43,7 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []Option, mk func
 		}
 	}
 	n := j.add(&node{name: c.name, op: op, kind: plan.Op, state: st, sel: sel, par: c.parallelism, ports: singlePort[U]()})
+	n.userState = d.user && st != plan.Stateless
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
 	if key != nil {
 		if want := reflect.TypeFor[T](); key.in != want {
@@ -55,6 +56,7 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []Option, mk func
 	n.newOp = func(tc taskCtx, outs []any) (any, error) {
 		tc.op, tc.sel = n.name, sel
 		p := mk(tc, outs[0].(pusher[U]))
+		saveOp(tc, n.name, p)
 		if key != nil && tc.par > 1 {
 			// Fused behind a region keyed by a key of the same name: check
 			// that the claim holds.
@@ -64,13 +66,23 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []Option, mk func
 	}
 	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
 		tc.op, tc.sel = n.name, sel
-		p := &guard[T]{name: n.name, p: mk(tc, outs[0].(pusher[U]))}
+		op := mk(tc, outs[0].(pusher[U]))
+		saveOp(tc, n.name, op)
+		p := &guard[T]{name: n.name, p: op}
 		if tc.recv != nil {
 			return newOrdTask[T](*tc.recv, tc.units, p), nil
 		}
 		return &passTask[T]{out: p}, nil
 	}
 	return Stream[U]{job: j, node: n, timed: s.timed}
+}
+
+// saveOp registers an operator whose state checkpoints save.
+func saveOp(tc taskCtx, name string, p any) {
+	switch p.(type) {
+	case keyedSnapshotter, instanceSnapshotter:
+		tc.saves(name, p)
+	}
 }
 
 // ownerCheckOp fails the job when a record reaches an instance that does

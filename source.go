@@ -1,6 +1,11 @@
 package weir
 
-import "io"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
 
 // Input is a connector that produces the records of a stream (the Source
 // function adds one to a job). An input is split into parallel readers, one
@@ -52,22 +57,80 @@ func (s SliceSource[T]) Open(ctx SourceContext) (Reader[T], error) {
 	if bs <= 0 {
 		bs = 4096
 	}
-	return &sliceReader[T]{recs: s.Records[lo:hi], batch: bs}, nil
+	return &sliceReader[T]{recs: s.Records[lo:hi], batch: bs, ctx: ctx}, nil
 }
 
+// sliceReader reads recs[next:] in batches. It implements Seekable: a
+// position is the offset of the next record within the share.
 type sliceReader[T any] struct {
 	recs  []T
 	batch int
+	ctx   SourceContext
+	next  int // index in recs of the next record to read
+	last  int // length of the batch the last Read returned
 }
 
 func (r *sliceReader[T]) Read() ([]T, error) {
-	if len(r.recs) == 0 {
+	if r.next == len(r.recs) {
+		r.last = 0
 		return nil, io.EOF
 	}
-	n := min(r.batch, len(r.recs))
-	b := r.recs[:n:n]
-	r.recs = r.recs[n:]
+	n := min(r.batch, len(r.recs)-r.next)
+	b := r.recs[r.next : r.next+n : r.next+n]
+	r.next += n
+	r.last = n
 	return b, nil
 }
 
 func (r *sliceReader[T]) Close() error { return nil }
+
+// slicePosFormat is the first byte of a SliceSource position, which is
+// followed by the uvarints instance, parallelism, length of the share and
+// offset in it of the next record.
+const slicePosFormat = 1
+
+// Position implements Seekable.
+func (r *sliceReader[T]) Position(used int) ([]byte, error) {
+	if used < 0 || used > r.last {
+		return nil, fmt.Errorf("weir: SliceSource: Position(%d) after a batch of %d records", used, r.last)
+	}
+	b := make([]byte, 1, 1+4*binary.MaxVarintLen64)
+	b[0] = slicePosFormat
+	for _, v := range [...]int{r.ctx.Instance, r.ctx.Parallelism, len(r.recs), r.next - r.last + used} {
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	return b, nil
+}
+
+// Seek implements Seekable.
+func (r *sliceReader[T]) Seek(pos []byte) error {
+	if len(pos) == 0 {
+		return errors.New("weir: SliceSource: empty position")
+	}
+	if pos[0] != slicePosFormat {
+		return fmt.Errorf("weir: SliceSource: position format %d, want %d", pos[0], slicePosFormat)
+	}
+	var v [4]uint64
+	rest := pos[1:]
+	for i := range v {
+		x, k := binary.Uvarint(rest)
+		if k <= 0 {
+			return fmt.Errorf("weir: SliceSource: position of %d bytes is truncated or corrupt", len(pos))
+		}
+		v[i], rest = x, rest[k:]
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("weir: SliceSource: position has %d bytes too many", len(rest))
+	}
+	inst, par, n, off := v[0], v[1], v[2], v[3]
+	switch {
+	case inst != uint64(r.ctx.Instance) || par != uint64(r.ctx.Parallelism):
+		return fmt.Errorf("weir: SliceSource: position of instance %d of %d, on the reader of instance %d of %d", inst, par, r.ctx.Instance, r.ctx.Parallelism)
+	case n != uint64(len(r.recs)):
+		return fmt.Errorf("weir: SliceSource: position in a share of %d records, this share has %d", n, len(r.recs))
+	case off > n:
+		return fmt.Errorf("weir: SliceSource: position at record %d, beyond the share of %d", off, n)
+	}
+	r.next, r.last = int(off), 0
+	return nil
+}

@@ -69,6 +69,30 @@ type sourceTask[T any] struct {
 	// units, in an ordered job, numbers the batches pushed: one unit each.
 	units *unitCtx
 	unit  int64
+	// read is the length of the last Read's batch; after, in a job with
+	// checkpoints, runs once the source has passed a marker.
+	read  int
+	after func(progress.Marker) error
+}
+
+// position is where the source stands: after the records it has pushed.
+func (s *sourceTask[T]) position() ([]byte, error) {
+	r, ok := s.r.(Seekable)
+	if !ok {
+		return nil, fmt.Errorf("weir: the reader %T cannot be checkpointed: it does not implement weir.Seekable", s.r)
+	}
+	return r.Position(s.read - len(s.rest))
+}
+
+func (s *sourceTask[T]) setAfter(f func(progress.Marker) error) { s.after = f }
+
+// seek resumes the source at a saved position.
+func (s *sourceTask[T]) seek(pos []byte) error {
+	r, ok := s.r.(Seekable)
+	if !ok {
+		return fmt.Errorf("weir: the reader %T cannot be checkpointed: it does not implement weir.Seekable", s.r)
+	}
+	return r.Seek(pos)
 }
 
 func (s *sourceTask[T]) Poll(limit int) (int, error) {
@@ -77,6 +101,7 @@ func (s *sourceTask[T]) Poll(limit int) (int, error) {
 			return 0, s.err
 		}
 		s.rest, s.err = s.r.Read()
+		s.read = len(s.rest)
 		if errors.Is(s.err, io.EOF) {
 			s.err = runtime.ErrEndOfInput
 		}
@@ -107,7 +132,15 @@ func (s *sourceTask[T]) Poll(limit int) (int, error) {
 	return n, nil
 }
 
-func (s *sourceTask[T]) Mark(m progress.Marker) error { return s.out.mark(m) }
+func (s *sourceTask[T]) Mark(m progress.Marker) error {
+	if err := s.out.mark(m); err != nil {
+		return err
+	}
+	if s.after != nil {
+		return s.after(m)
+	}
+	return nil
+}
 
 func (s *sourceTask[T]) Close() error { return s.r.Close() }
 
@@ -462,10 +495,18 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	c := opOptions(opts)
 	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
-	n.newOp = func(_ taskCtx, outs []any) (any, error) {
+	save := func(tc taskCtx) {
+		// A shared output is saved once, by instance 0.
+		if c, ok := sink.(Checkpointed); ok && tc.inst == 0 {
+			tc.saves(n.name, sinkState{c})
+		}
+	}
+	n.newOp = func(tc taskCtx, outs []any) (any, error) {
+		save(tc)
 		return &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}, nil
 	}
 	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
+		save(tc)
 		p := &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}
 		if tc.recv != nil {
 			return newOrdTask[T](*tc.recv, tc.units, p), nil

@@ -107,6 +107,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		if micro != nil {
 			w.micro = newMicroTask(micro, inst, microOwner[K, T, A](w), func() int64 { return w.wm })
 		}
+		tc.saves(n.name, w)
 		return w, nil
 	}
 	return result

@@ -23,6 +23,10 @@ type jobFlags struct {
 	ordered      bool
 	cluster      clusterFlags
 	fs           *pflag.FlagSet
+	ckptDir      string
+	ckptEvery    int
+	ckptInterval time.Duration
+	ckptKeep     int
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -36,6 +40,10 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	f.partitioning.name = "auto"
 	fs.Var(&f.partitioning, "partitioning", "how keyed aggregations partition each epoch: "+f.partitioning.choices())
 	fs.BoolVar(&f.ordered, "ordered", false, "keep the input order through every parallel region (one source instance)")
+	fs.StringVar(&f.ckptDir, "checkpoint-dir", "", "take checkpoints in `DIR` (shared by the job's processes) and resume from the latest")
+	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "epochs between checkpoints (default: --checkpoint-interval's worth, else 10)")
+	fs.DurationVar(&f.ckptInterval, "checkpoint-interval", 0, "time between checkpoints, in whole epochs of --interval")
+	fs.IntVar(&f.ckptKeep, "checkpoint-keep", 3, "complete checkpoints to keep")
 }
 
 func (f *jobFlags) options() []weir.JobOption {
@@ -50,6 +58,16 @@ func (f *jobFlags) options() []weir.JobOption {
 		opts = append(opts, weir.Ordered())
 	}
 	opts = append(opts, f.cluster.options()...)
+	if f.ckptDir != "" {
+		every := f.ckptEvery
+		if every <= 0 && f.ckptInterval > 0 && f.epochRecords == 0 {
+			every = int(max(1, f.ckptInterval/f.interval))
+		}
+		if every <= 0 {
+			every = 10
+		}
+		opts = append(opts, weir.Checkpoints(f.ckptDir, every, f.ckptKeep))
+	}
 	if f.partitioning.name != "all" {
 		opts = append(opts, weir.Partitioning(f.partitioning.name))
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 func launchCmd() *cobra.Command {
-	var n int
+	var n, restarts int
 	cmd := &cobra.Command{
 		Use:   "launch -n N -- WEIR-ARGS...",
 		Short: "Run a distributed job as N local processes",
@@ -31,7 +31,9 @@ arguments plus --process I and --peers listing every process's address
 unless it is set). Process 0's standard output passes through as it is
 (the job's summary); every other line, and every standard error line, is
 prefixed with [I]. When one process fails, the others are stopped and
-launch exits with that process's error.
+launch exits with that process's error, unless --restart allows it to
+start the job again (with checkpoints, it resumes from the latest one).
+Each process's pid is printed on standard error when it starts.
 
   weir launch -n 3 -- run ysb --events 1000000 --out counts.csv`,
 		Args: cobra.MinimumNArgs(1),
@@ -39,10 +41,17 @@ launch exits with that process's error.
 			if n < 1 {
 				return fmt.Errorf("-n must be at least 1")
 			}
-			return launch(n, args)
+			for attempt := 0; ; attempt++ {
+				err := launch(n, args)
+				if err == nil || attempt >= restarts {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "weir launch: %v; starting the job again (%d of %d)\n", err, attempt+1, restarts)
+			}
 		},
 	}
 	cmd.Flags().IntVarP(&n, "processes", "n", 2, "number of processes")
+	cmd.Flags().IntVar(&restarts, "restart", 0, "start the job again up to this many times after a process fails")
 	return cmd
 }
 
@@ -89,6 +98,9 @@ func launch(n int, args []string) error {
 			return fmt.Errorf("process %d: %w", i, err)
 		}
 		procs[i] = c
+		mu.Lock()
+		fmt.Fprintf(os.Stderr, "weir launch: process %d pid %d\n", i, c.Process.Pid)
+		mu.Unlock()
 		prefix := fmt.Sprintf("[%d] ", i)
 		outPrefix := prefix
 		if i == 0 {

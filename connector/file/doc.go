@@ -30,6 +30,15 @@
 //
 //	file: open events.jsonl: no such file or directory
 //
+// The readers implement weir.Seekable, for checkpoints: a position is a
+// segment of the reader's share, the byte offset in its file of the next
+// line to read, and the line count, so that errors after Seek still name
+// the right line and Header still skips only the first line of a file.
+// Seek refuses a position taken on other files: another list of paths,
+// or a file whose size changed (named in the error). A file rewritten in
+// place with the same size is not noticed. Lines the decoder rejected
+// between the position and the crash go to the dead letter again.
+//
 // # Sinks
 //
 // CSVWriter, JSONLinesWriter and Stdout write one line per record. They

@@ -34,7 +34,7 @@ func JSONLines[T any](paths []string, decode func(line string) (T, error), opts 
 
 // Open implements weir.Input. It fails if a file cannot be opened.
 func (s *source[T]) Open(ctx weir.SourceContext) (weir.Reader[T], error) {
-	files, segs, err := openFiles(s.paths, ctx.Instance, ctx.Parallelism)
+	files, segs, sizes, err := openFiles(s.paths, ctx.Instance, ctx.Parallelism)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (s *source[T]) Open(ctx weir.SourceContext) (weir.Reader[T], error) {
 	if chunk <= 0 {
 		chunk = defaultChunkSize
 	}
-	return &reader[T]{
+	r := &reader[T]{
 		paths:  s.paths,
 		files:  files,
 		segs:   segs,
@@ -55,7 +55,9 @@ func (s *source[T]) Open(ctx weir.SourceContext) (weir.Reader[T], error) {
 		header: s.opts.Header,
 		out:    make([]T, 0, bs),
 		chunk:  chunk,
-	}, nil
+	}
+	r.initPositions(ctx, sizes, bs)
+	return r, nil
 }
 
 // reader reads the lines of its segments in order. It reads a file in
@@ -84,10 +86,14 @@ type reader[T any] struct {
 	eof   bool     // s reaches the end of the file
 	start int64    // the file offset of the segment's first line
 	lines int64    // the lines taken from the segment so far
+	at    int64    // the file offset of the line next returned last
+
+	pos positions // what Position needs
 }
 
 // Read implements weir.Reader.
 func (r *reader[T]) Read() ([]T, error) {
+	r.pos.marks = r.pos.marks[:0]
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -117,6 +123,7 @@ func (r *reader[T]) Read() ([]T, error) {
 			continue
 		}
 		out = append(out, v)
+		r.mark()
 	}
 	if len(out) == 0 {
 		return nil, io.EOF
@@ -155,6 +162,7 @@ func (r *reader[T]) next() (string, bool, error) {
 			continue
 		}
 		rest := r.s[r.p:]
+		r.at = r.off + int64(r.p)
 		if k := strings.IndexByte(rest, '\n'); k >= 0 {
 			r.p += k + 1
 			r.lines++
@@ -202,6 +210,7 @@ func (r *reader[T]) begin() error {
 		}
 	}
 	r.start = r.off + int64(r.p)
+	r.pos.starts[r.seg] = r.start
 	r.ready = true
 	return nil
 }

@@ -47,17 +47,17 @@ func segments(sizes []int64, i, n int) []segment {
 }
 
 // openFiles opens the files that instance i of n reads and returns them
-// with its segments; the slice of files is indexed like paths, with nil for
-// the files the instance does not read.
-func openFiles(paths []string, i, n int) ([]*os.File, []segment, error) {
+// with its segments and the sizes of all the files; the slice of files is
+// indexed like paths, with nil for the files the instance does not read.
+func openFiles(paths []string, i, n int) ([]*os.File, []segment, []int64, error) {
 	if n <= 0 || i < 0 || i >= n {
-		return nil, nil, fmt.Errorf("file: instance %d of %d", i, n)
+		return nil, nil, nil, fmt.Errorf("file: instance %d of %d", i, n)
 	}
 	files := make([]*os.File, len(paths))
 	sizes := make([]int64, len(paths))
-	fail := func(err error) ([]*os.File, []segment, error) {
+	fail := func(err error) ([]*os.File, []segment, []int64, error) {
 		closeAll(files)
-		return nil, nil, fmt.Errorf("file: %w", err)
+		return nil, nil, nil, fmt.Errorf("file: %w", err)
 	}
 	for k, p := range paths {
 		f, err := os.Open(p)
@@ -85,7 +85,7 @@ func openFiles(paths []string, i, n int) ([]*os.File, []segment, error) {
 			files[k] = nil
 		}
 	}
-	return files, segs, nil
+	return files, segs, sizes, nil
 }
 
 func closeAll(files []*os.File) error {

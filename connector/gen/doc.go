@@ -20,12 +20,26 @@
 //     StartTime + seq*1000/EventTimeRate ms, so the data are reproducible
 //     when StartTime is set, and the instances' event times advance
 //     together. With Rate > 0 each instance emits Rate/p records per second
-//     and stamps them with the wall clock, in ms, when generated.
+//     and stamps record k of the instance (from 0) with the wall clock at
+//     Open plus k/(Rate/p) seconds, in ms: the time it is due, as pacing
+//     starts at the first Read, which normally follows Open at once. It is
+//     about when the record is generated, unless the consumer falls behind;
+//     either way the event times do not depend on when Read is called.
 //   - Smooth pacing. A paced reader returns what is due (never more than
 //     BatchSize records), sleeping at most 5 ms; if nothing is due by then
 //     it returns an empty batch and a nil error.
 //   - End. Read returns io.EOF once the instance's share of Events is done
 //     or Duration has passed since its first Read.
+//   - Checkpoints. Every reader implements weir.Seekable. After Seek, on a
+//     reader opened with the same settings and SourceContext, the reader
+//     emits the records that followed the position, with the same values
+//     and event times (the position keeps the origin of the event times,
+//     even one taken from the wall clock). Pacing starts again at the first
+//     Read after Seek: with Rate > 0, the event times of the records after
+//     the position then stay behind the wall clock by the time the job was
+//     down. Duration counts on from the time spent before the position
+//     (as of the Read that returned the batch it is in), not from zero:
+//     the run generates for about Duration in all.
 //   - Cheap. A reader reuses one batch buffer, and strings come from pools
 //     built once per process, so Read does not allocate in steady state.
 //

@@ -132,13 +132,15 @@ type Bid struct {
 
 // Open implements weir.Input.
 func (x Nexmark) Open(ctx weir.SourceContext) (weir.Reader[NexmarkEvent], error) {
-	s, err := newSchedule("gen.Nexmark", ctx, timing{
+	t := timing{
 		events: x.Events, rate: x.Rate, duration: x.Duration,
 		startTime: x.StartTime, eventTimeRate: x.EventTimeRate, batchSize: x.BatchSize,
-	})
+	}
+	s, err := newSchedule("gen.Nexmark", ctx, t)
 	if err != nil {
 		return nil, err
 	}
+	s.identify(kindNexmark, t, x.Seed)
 	g := newNexmarkGen(x.Seed, s.totalRate())
 	return newReader(s, func(s *schedule, b []NexmarkEvent) {
 		for i := range b {

@@ -35,20 +35,32 @@ type timing struct {
 // the total, if there is one), so the shares differ by at most one record and
 // the synthetic event times of all instances advance together.
 type schedule struct {
+	name   string // of the source, for errors
+	kind   byte   // of the generator, in positions
+	config uint64 // fingerprint of the settings that determine the records
+
+	first uint64 // the instance: its first global sequence number
 	seq   uint64 // next global sequence number of this instance
 	step  uint64 // the parallelism
+	total int64  // records in this share; -1 = unbounded
 	left  int64  // records left in this share; -1 = unbounded
 	batch int
 
 	rate     float64 // this instance's records/s; 0 = unpaced
 	duration time.Duration
 	started  bool
-	start    time.Time // of the first Read
+	start    time.Time // of the first Read (since Open or Seek)
 	emitted  int64     // records emitted since start
+	spent0   time.Duration
+	spent    time.Duration // of the Duration: spent0 + time since start
 
-	startMs   int64
+	// Event times count from t0Ms, StartTime when unpaced (by default,
+	// like it is when paced, the wall clock at Open): record seq has the
+	// time t0Ms + seq*1000/eventRate when unpaced; when paced, record k of
+	// this instance (from 0) has t0Ms + k*1000/rate, the time it is due if
+	// the first Read follows Open at once.
+	t0Ms      int64
 	eventRate float64 // records per second of synthetic event time
-	wallMs    int64   // event time of the current batch when paced
 }
 
 // newSchedule validates t for a source called name and plans instance ctx.
@@ -68,23 +80,27 @@ func newSchedule(name string, ctx weir.SourceContext, t timing) (*schedule, erro
 		return nil, fmt.Errorf("%s: BatchSize is %d, want ≥ 0", name, t.batchSize)
 	}
 	s := &schedule{
+		name:     name,
+		first:    uint64(ctx.Instance),
 		seq:      uint64(ctx.Instance),
 		step:     uint64(ctx.Parallelism),
+		total:    -1,
 		left:     -1,
 		batch:    t.batchSize,
 		rate:     t.rate / float64(ctx.Parallelism),
 		duration: t.duration,
-		startMs:  t.startTime,
+		t0Ms:     t.startTime,
 	}
 	if s.batch == 0 {
 		s.batch = defaultBatchSize
 	}
 	if t.events > 0 {
 		s.left = share(t.events, ctx.Instance, ctx.Parallelism)
+		s.total = s.left
 		s.batch = int(min(int64(s.batch), max(s.left, 1)))
 	}
-	if s.startMs == 0 {
-		s.startMs = time.Now().UnixMilli()
+	if s.t0Ms == 0 || s.rate > 0 {
+		s.t0Ms = time.Now().UnixMilli()
 	}
 	s.eventRate = t.eventTimeRate
 	if s.eventRate == 0 {
@@ -120,8 +136,7 @@ func (s *schedule) next() (int, error) {
 		s.started, s.start = true, now
 	}
 	elapsed := now.Sub(s.start)
-	if s.duration > 0 && elapsed >= s.duration {
-		s.left = 0
+	if s.over(elapsed) {
 		return 0, io.EOF
 	}
 	if s.rate == 0 {
@@ -136,21 +151,29 @@ func (s *schedule) next() (int, error) {
 			wait = time.Duration(w * 1e9)
 		}
 		if s.duration > 0 {
-			wait = min(wait, s.duration-elapsed)
+			wait = min(wait, s.duration-s.spent)
 		}
 		time.Sleep(max(wait, 0))
-		now = time.Now()
-		elapsed = now.Sub(s.start)
-		if s.duration > 0 && elapsed >= s.duration {
-			s.left = 0
+		elapsed = time.Since(s.start)
+		if s.over(elapsed) {
 			return 0, io.EOF
 		}
 		if due = s.due(elapsed); due == 0 {
 			return 0, nil
 		}
 	}
-	s.wallMs = now.UnixMilli()
 	return int(min(due, int64(want))), nil
+}
+
+// over records the time spent of the Duration, elapsed since start, and
+// reports whether the Duration has passed, which ends the share.
+func (s *schedule) over(elapsed time.Duration) bool {
+	s.spent = s.spent0 + elapsed
+	if s.duration > 0 && s.spent >= s.duration {
+		s.left = 0
+		return true
+	}
+	return false
 }
 
 // due is the number of records due by elapsed and not yet emitted; record k
@@ -164,13 +187,15 @@ func (s *schedule) due(elapsed time.Duration) int64 {
 // current batch.
 func (s *schedule) seqAt(i int) uint64 { return s.seq + uint64(i)*s.step }
 
-// eventTime returns the event time, in ms, of record seq of the current
-// batch: the wall clock when paced, else StartTime + seq/EventTimeRate.
+// eventTime returns the event time, in ms, of record seq of this
+// instance: when paced, the wall clock at Open plus k/rate for the
+// instance's k-th record, else StartTime + seq/EventTimeRate.
 func (s *schedule) eventTime(seq uint64) int64 {
 	if s.rate > 0 {
-		return s.wallMs
+		k := (seq - s.first) / s.step
+		return s.t0Ms + int64(float64(k)*1000/s.rate)
 	}
-	return syntheticTime(s.startMs, s.eventRate, seq)
+	return syntheticTime(s.t0Ms, s.eventRate, seq)
 }
 
 // advance records that n records were emitted.
@@ -206,6 +231,7 @@ type reader[T any] struct {
 	s    *schedule
 	buf  []T
 	fill func(s *schedule, batch []T) // batch[i] gets record s.seqAt(i)
+	last int                          // length of the last batch
 }
 
 func newReader[T any](s *schedule, fill func(*schedule, []T)) *reader[T] {
@@ -215,6 +241,7 @@ func newReader[T any](s *schedule, fill func(*schedule, []T)) *reader[T] {
 // Read implements weir.Reader.
 func (r *reader[T]) Read() ([]T, error) {
 	n, err := r.s.next()
+	r.last = n
 	if n == 0 {
 		return r.buf[:0], err
 	}

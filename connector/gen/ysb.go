@@ -128,13 +128,16 @@ func (g *ysbGen) event(seq uint64, t int64) YSBEvent {
 
 // Open implements weir.Input.
 func (y YSB) Open(ctx weir.SourceContext) (weir.Reader[YSBEvent], error) {
-	s, err := newSchedule("gen.YSB", ctx, timing{
+	t := timing{
 		events: y.Events, rate: y.Rate, duration: y.Duration,
 		startTime: y.StartTime, eventTimeRate: y.EventTimeRate, batchSize: y.BatchSize,
-	})
+	}
+	s, err := newSchedule("gen.YSB", ctx, t)
 	if err != nil {
 		return nil, err
 	}
+	c, a := y.dims()
+	s.identify(kindYSB, t, y.Seed, uint64(c), uint64(a))
 	g := newYSBGen(y.Seed, y.Ads())
 	return newReader(s, func(s *schedule, b []YSBEvent) {
 		for i := range b {

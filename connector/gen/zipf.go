@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/weirstream/weir"
@@ -55,13 +56,15 @@ func (z Zipf) Open(ctx weir.SourceContext) (weir.Reader[ZipfRecord], error) {
 	if err := checkZipf(z.Keys, z.S); err != nil {
 		return nil, fmt.Errorf("gen.Zipf: %w", err)
 	}
-	s, err := newSchedule("gen.Zipf", ctx, timing{
+	t := timing{
 		events: z.Events, rate: z.Rate, duration: z.Duration,
 		startTime: z.StartTime, eventTimeRate: z.EventTimeRate, batchSize: z.BatchSize,
-	})
+	}
+	s, err := newSchedule("gen.Zipf", ctx, t)
 	if err != nil {
 		return nil, err
 	}
+	s.identify(kindZipf, t, z.Seed, uint64(z.Keys), math.Float64bits(z.S))
 	sampler := sharedZipfSampler(z.Keys, z.S)
 	key := streamKey(z.Seed, domainZipf)
 	return newReader(s, func(s *schedule, b []ZipfRecord) {

@@ -1,0 +1,359 @@
+package weir
+
+import (
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// Checkpoints makes the job save its state every `every` epochs into the
+// directory dir (shared by the job's processes), and start from the
+// latest complete checkpoint found there. A checkpoint is taken at epoch
+// boundaries every process knows in advance: each source records its
+// position, and each operator instance saves its state by key group, when
+// it passes the first marker at or after a multiple of every; a process
+// writes its part once all its tasks have, and the checkpoint is complete
+// when every process's part is in (recorded by a manifest). The last keep
+// complete checkpoints are kept (default 3).
+//
+// A job with checkpoints restarts from its latest complete checkpoint with
+// exactly-once results: windows, joins, Process, EventTime and outputs
+// that implement Checkpointed (Collect does) save their state; readers
+// must implement Seekable (every built-in one does). Functions that keep
+// state of their own (Stateful, KeyedState, or undeclared) cannot be
+// saved: such a job is refused.
+func Checkpoints(dir string, every, keep int) JobOption {
+	return func(c *jobConfig) {
+		c.ckpt = &ckptConfig{dir: dir, every: uint64(max(1, every)), keep: max(1, keep)}
+		if keep <= 0 {
+			c.ckpt.keep = 3
+		}
+	}
+}
+
+type ckptConfig struct {
+	dir   string
+	every uint64
+	keep  int
+	fs    checkpoint.FS // nil: the OS's
+}
+
+// Checkpointed is an Output whose state is saved in checkpoints, which
+// makes it exactly-once: after a restart it holds what it held at the
+// checkpoint, and the records after it come again.
+type Checkpointed interface {
+	Snapshot() ([]byte, error)
+	Restore(data []byte) error
+}
+
+// keyedSnapshotter is an operator instance with state by key group.
+type keyedSnapshotter interface {
+	// snapshotKeyed appends one blob per key group that has state.
+	snapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error)
+	restoreKeyed(blobs [][]byte) error
+}
+
+// instanceSnapshotter is an operator instance with state of its own
+// (EventTime's watermark, an output's records).
+type instanceSnapshotter interface {
+	snapshotInstance() ([]byte, error)
+	restoreInstance(data []byte) error
+}
+
+// snapEntry is one snapshotter of a task, with the operator's name.
+type snapEntry struct {
+	op string
+	s  any // keyedSnapshotter or instanceSnapshotter
+}
+
+type blobKey struct {
+	op   string
+	inst int // -1 for key-group blobs
+	kg   uint32
+}
+
+// coordinator gathers a process's part of each checkpoint from its tasks
+// and writes it. It is shared by the process's tasks.
+type coordinator struct {
+	store       *checkpoint.Store
+	every       uint64
+	keep        int
+	self, procs int
+	groups      int
+	log         *slog.Logger
+	from        uint64             // checkpoint restored from (0: none)
+	restored    map[blobKey][]byte // its blobs
+	mu          sync.Mutex
+	reporters   int
+	parts       map[uint64]*pendingPart
+	waiting     []uint64 // written here, not yet known complete
+}
+
+type pendingPart struct {
+	part  checkpoint.Part
+	count int
+}
+
+// due returns the checkpoint a reporter whose last checkpoint was *last
+// takes at marker m, if any: the highest multiple of every that m reaches
+// and *last does not. Every task takes checkpoint n at its first marker at
+// or after epoch n, which makes the checkpoints consistent: an aligned
+// marker holds back every sender past its own first such marker.
+func (c *coordinator) due(last *uint64, m progress.Marker) (uint64, bool) {
+	n := uint64(m.Epoch) / c.every * c.every
+	if n <= *last || m.Final {
+		return 0, false
+	}
+	*last = n
+	return n, true
+}
+
+// report adds one task's blobs to checkpoint n; the last of the process's
+// tasks writes the part.
+func (c *coordinator) report(n uint64, epoch progress.Epoch, state []checkpoint.StateBlob, insts []checkpoint.SourceBlob) error {
+	c.mu.Lock()
+	p := c.parts[n]
+	if p == nil {
+		p = &pendingPart{part: checkpoint.Part{Checkpoint: n, Epoch: uint64(epoch), Process: c.self, Processes: c.procs,
+			Meta: map[string]string{"key_groups": fmt.Sprint(c.groups)}}}
+		c.parts[n] = p
+	}
+	p.part.State = append(p.part.State, state...)
+	p.part.Sources = append(p.part.Sources, insts...)
+	p.count++
+	if p.count < c.reporters {
+		c.mu.Unlock()
+		return nil
+	}
+	delete(c.parts, n)
+	c.mu.Unlock()
+	part := p.part
+	sort.Slice(part.State, func(a, b int) bool {
+		x, y := part.State[a], part.State[b]
+		return x.Operator < y.Operator || x.Operator == y.Operator && x.KeyGroup < y.KeyGroup
+	})
+	sort.Slice(part.Sources, func(a, b int) bool {
+		x, y := part.Sources[a], part.Sources[b]
+		return x.Operator < y.Operator || x.Operator == y.Operator && x.Instance < y.Instance
+	})
+	part.Epoch = uint64(epoch)
+	if err := c.store.WritePart(part); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.waiting = append(c.waiting, n)
+	waiting := append([]uint64(nil), c.waiting...)
+	c.mu.Unlock()
+	return c.completeWaiting(waiting)
+}
+
+// completeWaiting records the checkpoints whose parts are all in, and
+// prunes old ones.
+func (c *coordinator) completeWaiting(waiting []uint64) error {
+	done := map[uint64]bool{}
+	for _, n := range waiting {
+		ok, err := c.store.Complete(n, c.procs)
+		if err != nil {
+			return err
+		}
+		if ok {
+			done[n] = true
+			c.log.Debug("weir: checkpoint complete", "checkpoint", n)
+		}
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	rest := c.waiting[:0]
+	for _, n := range c.waiting {
+		if !done[n] {
+			rest = append(rest, n)
+		}
+	}
+	c.waiting = rest
+	c.mu.Unlock()
+	return c.store.Prune(c.keep)
+}
+
+// restoredKeyed returns the blobs of operator op for the key groups in
+// [lo, hi).
+func (c *coordinator) restoredKeyed(op string, lo, hi uint32) [][]byte {
+	var out [][]byte
+	for kg := lo; kg < hi; kg++ {
+		if b, ok := c.restored[blobKey{op: op, inst: -1, kg: kg}]; ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func (c *coordinator) restoredInstance(op string, inst int) ([]byte, bool) {
+	b, ok := c.restored[blobKey{op: op, inst: inst}]
+	return b, ok
+}
+
+// reporter takes one task instance's share of each checkpoint: after the
+// task has passed a checkpoint's marker, it saves the task's snapshotters
+// (and a source's position) and reports them.
+type reporter struct {
+	c      *coordinator
+	last   uint64
+	inst   int
+	snaps  []snapEntry
+	source *sourcePos
+}
+
+// sourcePos is how a source task's position is saved.
+type sourcePos struct {
+	op  string
+	pos func() ([]byte, error)
+}
+
+func (r *reporter) after(m progress.Marker) error {
+	n, ok := r.c.due(&r.last, m)
+	if !ok {
+		return nil
+	}
+	var state []checkpoint.StateBlob
+	var insts []checkpoint.SourceBlob
+	var err error
+	for _, s := range r.snaps {
+		switch x := s.s.(type) {
+		case keyedSnapshotter:
+			if state, err = x.snapshotKeyed(s.op, r.c.groups, state); err != nil {
+				return err
+			}
+		case instanceSnapshotter:
+			data, err := x.snapshotInstance()
+			if err != nil {
+				return fmt.Errorf("weir: %s: saving state: %w", s.op, err)
+			}
+			insts = append(insts, checkpoint.SourceBlob{Operator: s.op, Instance: r.inst, Data: data})
+		}
+	}
+	if r.source != nil {
+		data, err := r.source.pos()
+		if err != nil {
+			return err
+		}
+		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: r.inst, Data: data})
+	}
+	return r.c.report(n, m.Epoch, state, insts)
+}
+
+// restore gives the task's snapshotters their state from the checkpoint
+// the job started from: keyed state of the key groups the instance owns
+// (of par instances), instance state by index.
+func (r *reporter) restore(par int) error {
+	if r.c.restored == nil {
+		return nil
+	}
+	rg := partition.RangeOf(r.inst, r.c.groups, par)
+	for _, s := range r.snaps {
+		var err error
+		switch x := s.s.(type) {
+		case keyedSnapshotter:
+			err = x.restoreKeyed(r.c.restoredKeyed(s.op, uint32(rg.Start), uint32(rg.End)))
+		case instanceSnapshotter:
+			if data, ok := r.c.restoredInstance(s.op, r.inst); ok {
+				err = x.restoreInstance(data)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("weir: %s#%d: restoring checkpoint %d: %w", s.op, r.inst, r.c.from, err)
+		}
+	}
+	return nil
+}
+
+// markHook calls after once the task has passed a marker.
+type markHook struct {
+	runtime.InputTask
+	after func(progress.Marker) error
+}
+
+func (h *markHook) Mark(m progress.Marker) error {
+	if err := h.InputTask.Mark(m); err != nil {
+		return err
+	}
+	return h.after(m)
+}
+
+// seqMarkHook is a markHook over a sequenced task.
+type seqMarkHook struct {
+	*markHook
+	seq runtime.SequencedTask
+}
+
+func (h seqMarkHook) Next() int { return h.seq.Next() }
+
+func hookMarks(t runtime.InputTask, after func(progress.Marker) error) runtime.InputTask {
+	h := &markHook{InputTask: t, after: after}
+	if s, ok := t.(runtime.SequencedTask); ok {
+		return seqMarkHook{h, s}
+	}
+	return h
+}
+
+// openCheckpoints opens the job's checkpoint store and loads the latest
+// complete checkpoint, if any, for process self of procs. Checkpoints
+// newer than it (incomplete, from a run that failed) are discarded; this
+// happens before the processes connect, so no process of this run has
+// written one yet.
+func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
+	cfg := j.cfg.ckpt
+	for _, n := range j.nodes {
+		if n.userState {
+			return nil, fmt.Errorf("weir: %s keeps state of its own, which checkpoints cannot save: declare it Stateless, or keep per-key state with Process", n.name)
+		}
+	}
+	log := j.cfg.logger
+	if log == nil {
+		log = slog.Default()
+	}
+	fs := cfg.fs
+	if fs == nil {
+		fs = checkpoint.OSFS()
+	}
+	store, err := checkpoint.Open(fs, cfg.dir, log)
+	if err != nil {
+		return nil, err
+	}
+	c := &coordinator{store: store, every: cfg.every, keep: cfg.keep, self: self, procs: procs,
+		groups: j.cfg.keyGroups, log: log, parts: map[uint64]*pendingPart{}}
+	n, ok, err := store.Latest()
+	if err != nil {
+		return nil, err
+	}
+	if err := store.DiscardAfter(n); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return c, nil
+	}
+	parts, err := store.ReadAll(n)
+	if err != nil {
+		return nil, err
+	}
+	c.from, c.restored = n, map[blobKey][]byte{}
+	for _, p := range parts {
+		if kg := p.Meta["key_groups"]; kg != fmt.Sprint(c.groups) {
+			return nil, fmt.Errorf("weir: checkpoint %d in %s was taken with %s key groups; this job has %d", n, cfg.dir, kg, c.groups)
+		}
+		for _, b := range p.State {
+			c.restored[blobKey{op: b.Operator, inst: -1, kg: b.KeyGroup}] = b.Data
+		}
+		for _, b := range p.Sources {
+			c.restored[blobKey{op: b.Operator, inst: b.Instance}] = b.Data
+		}
+	}
+	log.Info("weir: restoring checkpoint", "checkpoint", n, "dir", cfg.dir, "parts", len(parts))
+	return c, nil
+}

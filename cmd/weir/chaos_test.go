@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chaos runs `weir launch -n 3 --restart` with args and kills a random
+// process with SIGKILL every gap, kills times, while the job runs. It
+// returns launch's stderr.
+func chaos(t *testing.T, kills int, gap time.Duration, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, weirBin, append([]string{"launch", "-n", "3", "--restart", "30", "--"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	pids := map[int]int{} // process index -> pid of its latest start
+	var log strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			var i, pid int
+			if _, err := fmt.Sscanf(line, "weir launch: process %d pid %d", &i, &pid); err == nil {
+				mu.Lock()
+				pids[i] = pid
+				mu.Unlock()
+			}
+			mu.Lock()
+			log.WriteString(line + "\n")
+			mu.Unlock()
+		}
+	}()
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	killed := 0
+	for killed < kills {
+		select {
+		case <-done:
+			t.Fatalf("the job ended after %d of %d kills; make its input longer\n%s", killed, kills, log.String())
+		case <-time.After(gap):
+		}
+		mu.Lock()
+		pid := pids[r.IntN(3)]
+		mu.Unlock()
+		if pid != 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed++
+		}
+	}
+	<-done
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("launch: %v\n%s", err, log.String())
+	}
+	return log.String()
+}
+
+// Word count over 3 processes with a checkpoint every second survives
+// five SIGKILLs: the output equals the reference, nothing lost or counted
+// twice.
+func TestChaosWordcount(t *testing.T) {
+	dir := t.TempDir()
+	var text strings.Builder
+	for i := range 120_000 {
+		fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
+	}
+	in := filepath.Join(dir, "in.txt")
+	writeFile(t, in, text.String())
+	want := wordcountCSV(text.String())
+	out := filepath.Join(dir, "words.csv")
+	log := chaos(t, 5, 1500*time.Millisecond, "run", "wordcount", "--input", in, "--out", out, "--workers", "1",
+		"--rate", "12000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")
+	if got := readFile(t, out); got != want {
+		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+	}
+	if !strings.Contains(log, "restoring checkpoint") {
+		t.Errorf("no run restored a checkpoint:\n%s", log)
+	}
+}
+
+// The same for YSB over a file of events.
+func TestChaosYSB(t *testing.T) {
+	dir := t.TempDir()
+	evs, camp := ysbInput(100_000, 21, 36_000)
+	events, campaigns := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "campaigns.csv")
+	writeLines(t, events, jsonLines(evs))
+	writeCampaigns(t, campaigns, camp)
+	want := ysbCSV(t, evs, camp)
+	out := filepath.Join(dir, "out.csv")
+	log := chaos(t, 5, 1500*time.Millisecond, "run", "ysb", "--events", events, "--campaigns", campaigns, "--out", out, "--workers", "1",
+		"--rate", "10000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")
+	if got := readFile(t, out); got != want {
+		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+	}
+}

@@ -1,0 +1,166 @@
+package weir
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/codec"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/state"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// keyedEntry is one key's state in a snapshot: its hash, key and value.
+type keyedEntry[K comparable, V any] struct {
+	H   uint64
+	Key K
+	Val V
+}
+
+// keyedBlob is the state of one key group of one instance, with the
+// instance's watermark (the same on every instance of an operator: they
+// align the same senders' markers).
+type keyedBlob[K comparable, V any] struct {
+	WM      int64
+	Entries []keyedEntry[K, V]
+}
+
+// snapshotTable encodes a state table by key group.
+func snapshotTable[K comparable, V any](t *state.Table[K, V], wm int64, op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	c, err := codec.For[keyedBlob[K, V]]()
+	if err != nil {
+		return out, fmt.Errorf("weir: %s: state cannot be saved: %w", op, err)
+	}
+	by := map[uint32]*keyedBlob[K, V]{}
+	t.Range(func(h uint64, k K, v *V) bool {
+		kg := uint32(partition.KeyGroupOf(h, groups))
+		b := by[kg]
+		if b == nil {
+			b = &keyedBlob[K, V]{WM: wm}
+			by[kg] = b
+		}
+		b.Entries = append(b.Entries, keyedEntry[K, V]{H: h, Key: k, Val: *v})
+		return true
+	})
+	for kg, b := range by {
+		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: c.Append(nil, []keyedBlob[K, V]{*b})})
+	}
+	return out, nil
+}
+
+// restoreTable adds the entries of blobs to t and returns the highest
+// watermark they were saved at.
+func restoreTable[K comparable, V any](t *state.Table[K, V], blobs [][]byte, each func(v *V)) (int64, error) {
+	c, err := codec.For[keyedBlob[K, V]]()
+	if err != nil {
+		return 0, err
+	}
+	wm := int64(-1 << 63)
+	for _, data := range blobs {
+		bs, err := c.Decode(data, nil)
+		if err != nil || len(bs) != 1 {
+			return 0, fmt.Errorf("weir: restoring state: %v", err)
+		}
+		wm = max(wm, bs[0].WM)
+		for _, e := range bs[0].Entries {
+			v := t.Upsert(e.H, e.Key)
+			*v = e.Val
+			if each != nil {
+				each(v)
+			}
+		}
+	}
+	return wm, nil
+}
+
+func (w *windowTask[K, T, A, R]) snapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	return snapshotTable(w.table, w.wm, op, groups, out)
+}
+
+func (w *windowTask[K, T, A, R]) restoreKeyed(blobs [][]byte) error {
+	wm, err := restoreTable(w.table, blobs, func(set *window.Set[A]) {
+		for i := range set.W {
+			w.next = min(w.next, window.Due(&set.W[i], w.spec.Lateness))
+		}
+	})
+	if len(blobs) > 0 {
+		w.wm = max(w.wm, wm)
+	}
+	return err
+}
+
+func (t *joinTask[K, L, R, O]) snapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	return snapshotTable(t.table, t.wm, op, groups, out)
+}
+
+func (t *joinTask[K, L, R, O]) restoreKeyed(blobs [][]byte) error {
+	wm, err := restoreTable(t.table, blobs, func(set *window.Set[joinAcc[L, R]]) {
+		for i := range set.W {
+			t.next = min(t.next, window.Due(&set.W[i], t.spec.Lateness))
+		}
+	})
+	if len(blobs) > 0 {
+		t.wm = max(t.wm, wm)
+	}
+	return err
+}
+
+// processState is the per-key state of one Process instance.
+type processState[K comparable, S any] struct {
+	table *state.Table[K, S]
+}
+
+func (p *processState[K, S]) snapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	return snapshotTable(p.table, 0, op, groups, out)
+}
+
+func (p *processState[K, S]) restoreKeyed(blobs [][]byte) error {
+	_, err := restoreTable(p.table, blobs, nil)
+	return err
+}
+
+func (o *eventTimeOp[T]) snapshotInstance() ([]byte, error) {
+	b := binary.AppendVarint(nil, o.max)
+	return binary.AppendVarint(b, o.wm), nil
+}
+
+func (o *eventTimeOp[T]) restoreInstance(data []byte) error {
+	r := &reader{b: data}
+	o.max, o.wm = r.varint(), r.varint()
+	return r.done()
+}
+
+// sinkState saves an output that implements Checkpointed.
+type sinkState struct{ c Checkpointed }
+
+func (s sinkState) snapshotInstance() ([]byte, error) { return s.c.Snapshot() }
+func (s sinkState) restoreInstance(data []byte) error { return s.c.Restore(data) }
+
+// Snapshot implements Checkpointed: the records received so far.
+func (c *Collect[T]) Snapshot() ([]byte, error) {
+	cd, err := codec.For[T]()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cd.Append(nil, c.recs), nil
+}
+
+// Restore implements Checkpointed: it replaces the records with those of
+// a snapshot.
+func (c *Collect[T]) Restore(data []byte) error {
+	cd, err := codec.For[T]()
+	if err != nil {
+		return err
+	}
+	recs, err := cd.Decode(data, nil)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.recs = recs
+	c.mu.Unlock()
+	return nil
+}
