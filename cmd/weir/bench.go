@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -72,7 +73,15 @@ reports the ratio. Every run's output is checked against the loop's.`,
 					}
 				}
 				runtime.GC()
-				job := weir.NewJob("ysb-bench", jf.options()...)
+				run := jf
+				if jf.ckptDir != "" {
+					// Each run checkpoints afresh, rather than resuming the last.
+					run.ckptDir = filepath.Join(jf.ckptDir, fmt.Sprintf("run-%d", r))
+					if err := os.RemoveAll(run.ckptDir); err != nil {
+						return err
+					}
+				}
+				job := weir.NewJob("ysb-bench", run.options()...)
 				col := &ysb.Collector{}
 				src := weir.Source(job, "events", weir.SliceSource[gen.YSBEvent]{Records: evs})
 				weir.Sink(ysb.Query(src, camp, 5*time.Second), col, weir.Name("collect"))

@@ -216,3 +216,24 @@ func TestSequencedTask(t *testing.T) {
 		}
 	}
 }
+
+// Epochs counted from a distant origin (the Unix epoch, as distributed
+// jobs count them) are numbered far from 0; the runtime reports the ones
+// that ended without walking the numbers in between.
+func TestDistantOrigin(t *testing.T) {
+	var epochs []EpochStats
+	task := &sumTask{}
+	cfg := Config{Interval: time.Millisecond, Origin: time.Unix(0, 0), OnEpoch: func(s EpochStats) { epochs = append(epochs, s) }}
+	rt := build(t, cfg, 2, 50, task, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Run(ctx); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if task.sum != 2*50*51/2 || len(epochs) == 0 || !epochs[len(epochs)-1].Final {
+		t.Fatalf("sum %d, %d epochs reported; want %d and a final one", task.sum, len(epochs), 2*50*51/2)
+	}
+	if first := epochs[0].Epoch; first < progress.Epoch(time.Since(time.Unix(0, 0))/time.Millisecond)-60_000 {
+		t.Errorf("first epoch %d; want one numbered from the Unix epoch", first)
+	}
+}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -52,16 +53,22 @@ func (t *tracker) complete(i int, m progress.Marker) {
 	if allFinal {
 		low = maxNext(t.next)
 	}
-	// Epochs can be skipped (a marker may end several); report those that
-	// some terminal ended, in order.
-	for t.done < low {
-		e := t.done
-		t.done++
-		cut, ok := t.cut[e]
-		if !ok {
-			continue
+	// Epochs can be skipped (a marker may end several, and epochs counted
+	// from the Unix epoch start far from 0); report those that some
+	// terminal ended, in order.
+	if t.done >= low {
+		return
+	}
+	var ended []progress.Epoch
+	for e := range t.cut {
+		if e < low {
+			ended = append(ended, e)
 		}
-		st := EpochStats{Epoch: e, Watermark: t.wm[e], Latency: time.Duration(now - cut), Final: allFinal && t.done == low}
+	}
+	slices.Sort(ended)
+	t.done = low
+	for k, e := range ended {
+		st := EpochStats{Epoch: e, Watermark: t.wm[e], Latency: time.Duration(now - t.cut[e]), Final: allFinal && k == len(ended)-1}
 		delete(t.cut, e)
 		delete(t.wm, e)
 		if t.onEpoch != nil {
