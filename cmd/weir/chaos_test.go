@@ -79,7 +79,7 @@ func chaos(t *testing.T, kills int, gap time.Duration, args ...string) string {
 func TestChaosWordcount(t *testing.T) {
 	dir := t.TempDir()
 	var text strings.Builder
-	for i := range 120_000 {
+	for i := range 150_000 {
 		fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
 	}
 	in := filepath.Join(dir, "in.txt")
@@ -99,7 +99,7 @@ func TestChaosWordcount(t *testing.T) {
 // The same for YSB over a file of events.
 func TestChaosYSB(t *testing.T) {
 	dir := t.TempDir()
-	evs, camp := ysbInput(100_000, 21, 36_000)
+	evs, camp := ysbInput(130_000, 21, 36_000)
 	events, campaigns := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "campaigns.csv")
 	writeLines(t, events, jsonLines(evs))
 	writeCampaigns(t, campaigns, camp)
@@ -109,5 +109,8 @@ func TestChaosYSB(t *testing.T) {
 		"--rate", "10000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")
 	if got := readFile(t, out); got != want {
 		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+	}
+	if !strings.Contains(log, "restoring checkpoint") {
+		t.Errorf("no run restored a checkpoint:\n%s", log)
 	}
 }
