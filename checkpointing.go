@@ -52,6 +52,29 @@ type Checkpointed interface {
 	Restore(data []byte) error
 }
 
+// TwoPhase is an Output whose writes leave the job as it runs but become
+// visible only with the checkpoints that cover them, which makes it
+// exactly-once (file.Parts is one). In a job with checkpoints:
+//
+//   - Prepare(n) seals, durably but not visibly, what was written since
+//     the last Prepare, as checkpoint n's; its note is saved in the
+//     checkpoint.
+//   - Commit(n, note) makes what checkpoints up to n sealed visible, once
+//     checkpoint n is complete. After a restart from checkpoint n it is
+//     called again with the same n and note, so it must be idempotent.
+//   - Recover(n) runs before a job restarted from checkpoint n (0: from
+//     the start) writes anything: it discards what was written or sealed
+//     after n, which the job is about to write again.
+//
+// Close (at the end of a job that finished) makes everything visible.
+// Without checkpoints, a TwoPhase output is a plain one: what Close makes
+// visible is everything.
+type TwoPhase interface {
+	Prepare(n uint64) ([]byte, error)
+	Commit(n uint64, note []byte) error
+	Recover(n uint64) error
+}
+
 // keyedSnapshotter is an operator instance with state by key group.
 type keyedSnapshotter interface {
 	// snapshotKeyed appends one blob per key group that has state.
@@ -93,6 +116,54 @@ type coordinator struct {
 	reporters   int
 	parts       map[uint64]*pendingPart
 	waiting     []uint64 // written here, not yet known complete
+	// committers are this process's two-phase outputs, with the notes of
+	// the checkpoints they prepared that are not committed yet.
+	committers []*committer
+}
+
+// committer commits one two-phase output's checkpoints as they complete.
+type committer struct {
+	mu    sync.Mutex
+	out   TwoPhase
+	notes map[uint64][]byte
+}
+
+func (c *committer) snapshotInstance() ([]byte, error) {
+	panic("weir: a two-phase output is prepared with its checkpoint's number")
+}
+
+func (c *committer) restoreInstance([]byte) error { return nil }
+
+// prepare seals checkpoint n's writes.
+func (c *committer) prepare(n uint64) ([]byte, error) {
+	note, err := c.out.Prepare(n)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.notes[n] = note
+	c.mu.Unlock()
+	return note, nil
+}
+
+// commit makes checkpoints up to n visible, in order.
+func (c *committer) commit(n uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ready []uint64
+	for m := range c.notes {
+		if m <= n {
+			ready = append(ready, m)
+		}
+	}
+	sort.Slice(ready, func(a, b int) bool { return ready[a] < ready[b] })
+	for _, m := range ready {
+		if err := c.out.Commit(m, c.notes[m]); err != nil {
+			return err
+		}
+		delete(c.notes, m)
+	}
+	return nil
 }
 
 type pendingPart struct {
@@ -165,6 +236,11 @@ func (c *coordinator) completeWaiting(waiting []uint64) error {
 		if ok {
 			done[n] = true
 			c.log.Debug("weir: checkpoint complete", "checkpoint", n)
+			for _, cm := range c.committers {
+				if err := cm.commit(n); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if len(done) == 0 {
@@ -180,6 +256,25 @@ func (c *coordinator) completeWaiting(waiting []uint64) error {
 	c.waiting = rest
 	c.mu.Unlock()
 	return c.store.Prune(c.keep)
+}
+
+// recoverCommitter registers a two-phase output: it commits what the
+// checkpoint the job restored from sealed, and discards what came after.
+func (c *coordinator) recoverCommitter(out TwoPhase, op string, inst int) (*committer, error) {
+	cm := &committer{out: out, notes: map[uint64][]byte{}}
+	if c.from > 0 {
+		note, _ := c.restoredInstance(op, inst)
+		if err := out.Commit(c.from, note); err != nil {
+			return nil, fmt.Errorf("weir: %s: committing checkpoint %d: %w", op, c.from, err)
+		}
+	}
+	if err := out.Recover(c.from); err != nil {
+		return nil, fmt.Errorf("weir: %s: recovering at checkpoint %d: %w", op, c.from, err)
+	}
+	c.mu.Lock()
+	c.committers = append(c.committers, cm)
+	c.mu.Unlock()
+	return cm, nil
 }
 
 // restoredKeyed returns the blobs of operator op for the key groups in
@@ -226,6 +321,12 @@ func (r *reporter) after(m progress.Marker) error {
 	var err error
 	for _, s := range r.snaps {
 		switch x := s.s.(type) {
+		case *committer:
+			data, err := x.prepare(n)
+			if err != nil {
+				return fmt.Errorf("weir: %s: preparing checkpoint %d: %w", s.op, n, err)
+			}
+			insts = append(insts, checkpoint.SourceBlob{Operator: s.op, Instance: r.inst, Data: data})
 		case keyedSnapshotter:
 			if state, err = x.snapshotKeyed(s.op, r.c.groups, state); err != nil {
 				return err
@@ -259,6 +360,8 @@ func (r *reporter) restore(par int) error {
 	for _, s := range r.snaps {
 		var err error
 		switch x := s.s.(type) {
+		case *committer:
+			continue // recovered when registered
 		case keyedSnapshotter:
 			err = x.restoreKeyed(r.c.restoredKeyed(s.op, uint32(rg.Start), uint32(rg.End)))
 		case instanceSnapshotter:

@@ -495,18 +495,32 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	c := opOptions(opts)
 	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
-	save := func(tc taskCtx) {
+	save := func(tc taskCtx) error {
 		// A shared output is saved once, by instance 0.
-		if c, ok := sink.(Checkpointed); ok && tc.inst == 0 {
+		if tc.inst != 0 || tc.snaps == nil {
+			return nil
+		}
+		if tp, ok := sink.(TwoPhase); ok {
+			cm, err := j.coord.recoverCommitter(tp, n.name, tc.inst)
+			if err != nil {
+				return err
+			}
+			tc.saves(n.name, cm)
+		} else if c, ok := sink.(Checkpointed); ok {
 			tc.saves(n.name, sinkState{c})
 		}
+		return nil
 	}
 	n.newOp = func(tc taskCtx, outs []any) (any, error) {
-		save(tc)
+		if err := save(tc); err != nil {
+			return nil, err
+		}
 		return &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}, nil
 	}
 	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
-		save(tc)
+		if err := save(tc); err != nil {
+			return nil, err
+		}
 		p := &guard[T]{name: n.name, p: &sinkOp[T]{sink: sink}}
 		if tc.recv != nil {
 			return newOrdTask[T](*tc.recv, tc.units, p), nil
