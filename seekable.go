@@ -16,3 +16,17 @@ type Seekable interface {
 	// Read returns the record that followed the position.
 	Seek(pos []byte) error
 }
+
+// Rescalable is a Seekable reader that can also resume where a run with a
+// different number of readers stopped, which restoring a checkpoint with
+// another parallelism needs.
+type Rescalable interface {
+	Seekable
+	// SeekSplits resumes reading, on a reader just opened with a new
+	// SourceContext over the same input, at the records of its new share
+	// that the old run's readers had not read: positions holds what
+	// Position returned on each old reader, in the old instance order
+	// (len(positions) is the old parallelism). Over all new readers, every
+	// record that no old reader had read is read exactly once.
+	SeekSplits(positions [][]byte) error
+}
