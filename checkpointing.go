@@ -3,6 +3,7 @@ package weir
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -28,6 +29,8 @@ import (
 // must implement Seekable (every built-in one does). Functions that keep
 // state of their own (Stateful, KeyedState, or undeclared) cannot be
 // saved: such a job is refused.
+//
+// FromCheckpoint starts the job from a chosen checkpoint instead.
 func Checkpoints(dir string, every, keep int) JobOption {
 	return func(c *jobConfig) {
 		c.ckpt = &ckptConfig{dir: dir, every: uint64(max(1, every)), keep: max(1, keep)}
@@ -42,6 +45,28 @@ type ckptConfig struct {
 	every uint64
 	keep  int
 	fs    checkpoint.FS // nil: the OS's
+	from  string        // a checkpoint's directory to start from
+}
+
+// FromCheckpoint starts a job with checkpoints from the checkpoint in
+// directory chk (a chk-N directory of some checkpoint directory), which
+// may have been taken with other Workers or another number of processes:
+// keyed state is redistributed by key group, and sources resume their
+// unread records over the new readers (weir.Rescalable). Checkpoints newer
+// than it in the job's own checkpoint directory are discarded. It needs
+// Checkpoints, given before it.
+func FromCheckpoint(chk string) JobOption {
+	return func(c *jobConfig) {
+		if c.ckpt != nil {
+			c.ckpt.from = chk
+		}
+	}
+}
+
+// instanceMerger is an instance snapshotter that can take the state of a
+// run with another parallelism: all the old instances' states.
+type instanceMerger interface {
+	restoreInstances(all [][]byte) error
 }
 
 // Checkpointed is an Output whose state is saved in checkpoints, which
@@ -112,6 +137,7 @@ type coordinator struct {
 	log         *slog.Logger
 	from        uint64             // checkpoint restored from (0: none)
 	restored    map[blobKey][]byte // its blobs
+	instances   map[string]int     // per operator with instance blobs: how many instances saved them
 	mu          sync.Mutex
 	reporters   int
 	parts       map[uint64]*pendingPart
@@ -289,6 +315,15 @@ func (c *coordinator) restoredKeyed(op string, lo, hi uint32) [][]byte {
 	return out
 }
 
+// allInstances returns the instance blobs of op, in instance order.
+func (c *coordinator) allInstances(op string) [][]byte {
+	all := make([][]byte, c.instances[op])
+	for i := range all {
+		all[i] = c.restored[blobKey{op: op, inst: i}]
+	}
+	return all
+}
+
 func (c *coordinator) restoredInstance(op string, inst int) ([]byte, bool) {
 	b, ok := c.restored[blobKey{op: op, inst: inst}]
 	return b, ok
@@ -365,7 +400,13 @@ func (r *reporter) restore(par int) error {
 		case keyedSnapshotter:
 			err = x.restoreKeyed(r.c.restoredKeyed(s.op, uint32(rg.Start), uint32(rg.End)))
 		case instanceSnapshotter:
-			if data, ok := r.c.restoredInstance(s.op, r.inst); ok {
+			if old := r.c.instances[s.op]; old != par && old > 0 {
+				m, ok := x.(instanceMerger)
+				if !ok {
+					return fmt.Errorf("weir: %s#%d: checkpoint %d was taken with %d instances of it, and its state cannot be split over %d", s.op, r.inst, r.c.from, old, par)
+				}
+				err = m.restoreInstances(r.c.allInstances(s.op))
+			} else if data, ok := r.c.restoredInstance(s.op, r.inst); ok {
 				err = x.restoreInstance(data)
 			}
 		}
@@ -435,26 +476,37 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
+	from := store
+	if cfg.from != "" {
+		if n, ok = checkpoint.ParseDir(filepath.Base(cfg.from)); !ok {
+			return nil, fmt.Errorf("weir: %s is not a checkpoint directory (chk-N)", cfg.from)
+		}
+		if from, err = checkpoint.Open(fs, filepath.Dir(cfg.from), log); err != nil {
+			return nil, err
+		}
+	}
 	if err := store.DiscardAfter(n); err != nil {
 		return nil, err
 	}
 	if !ok {
 		return c, nil
 	}
-	parts, err := store.ReadAll(n)
+	parts, err := from.ReadAll(n)
 	if err != nil {
 		return nil, err
 	}
 	c.from, c.restored = n, map[blobKey][]byte{}
+	c.instances = map[string]int{}
 	for _, p := range parts {
 		if kg := p.Meta["key_groups"]; kg != fmt.Sprint(c.groups) {
-			return nil, fmt.Errorf("weir: checkpoint %d in %s was taken with %s key groups; this job has %d", n, cfg.dir, kg, c.groups)
+			return nil, fmt.Errorf("weir: checkpoint %d in %s was taken with %s key groups; this job has %d", n, from.Dir(), kg, c.groups)
 		}
 		for _, b := range p.State {
 			c.restored[blobKey{op: b.Operator, inst: -1, kg: b.KeyGroup}] = b.Data
 		}
 		for _, b := range p.Sources {
 			c.restored[blobKey{op: b.Operator, inst: b.Instance}] = b.Data
+			c.instances[b.Operator] = max(c.instances[b.Operator], b.Instance+1)
 		}
 	}
 	log.Info("weir: restoring checkpoint", "checkpoint", n, "dir", cfg.dir, "parts", len(parts))

@@ -243,6 +243,7 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 	type seekable interface {
 		position() ([]byte, error)
 		seek([]byte) error
+		seekSplits([][]byte) error
 		setAfter(func(progress.Marker) error)
 	}
 	s, ok := st.(seekable)
@@ -254,12 +255,20 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 	if err := r.restore(par); err != nil {
 		return err
 	}
-	if pos, ok := j.coord.restoredInstance(op, inst); ok {
+	switch old := j.coord.instances[op]; {
+	case old > 0 && old != par:
+		if err := s.seekSplits(j.coord.allInstances(op)); err != nil {
+			return fmt.Errorf("resuming at checkpoint %d, taken with %d instances: %w", j.coord.from, old, err)
+		}
+	case old > 0:
+		pos, _ := j.coord.restoredInstance(op, inst)
 		if err := s.seek(pos); err != nil {
 			return fmt.Errorf("resuming at checkpoint %d: %w", j.coord.from, err)
 		}
-	} else if _, err := s.position(); err != nil {
-		return err // not seekable: say so before the job runs
+	default:
+		if _, err := s.position(); err != nil {
+			return err // not seekable: say so before the job runs
+		}
 	}
 	j.coord.reporters++
 	s.setAfter(r.after)

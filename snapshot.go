@@ -131,6 +131,28 @@ func (o *eventTimeOp[T]) restoreInstance(data []byte) error {
 	return r.done()
 }
 
+// restoreInstances takes the watermark of a run with another parallelism:
+// the lowest of its instances', which holds back no record the old run
+// counted on time (each window keeps its own watermark as well).
+func (o *eventTimeOp[T]) restoreInstances(all [][]byte) error {
+	first := true
+	for _, data := range all {
+		if data == nil {
+			continue
+		}
+		r := &reader{b: data}
+		mx, wm := r.varint(), r.varint()
+		if err := r.done(); err != nil {
+			return err
+		}
+		if first || wm < o.wm {
+			o.max, o.wm = mx, wm
+		}
+		first = false
+	}
+	return nil
+}
+
 // sinkState saves an output that implements Checkpointed.
 type sinkState struct{ c Checkpointed }
 

@@ -84,6 +84,16 @@ func (s *sourceTask[T]) position() ([]byte, error) {
 	return r.Position(s.read - len(s.rest))
 }
 
+// seekSplits resumes the source at the unread records of a run with
+// another parallelism.
+func (s *sourceTask[T]) seekSplits(pos [][]byte) error {
+	r, ok := s.r.(Rescalable)
+	if !ok {
+		return fmt.Errorf("weir: the reader %T cannot resume a run with another parallelism: it does not implement weir.Rescalable", s.r)
+	}
+	return r.SeekSplits(pos)
+}
+
 func (s *sourceTask[T]) setAfter(f func(progress.Marker) error) { s.after = f }
 
 // seek resumes the source at a saved position.

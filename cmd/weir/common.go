@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ type jobFlags struct {
 	ckptEvery    int
 	ckptInterval time.Duration
 	ckptKeep     int
+	fromCkpt     string
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -44,6 +46,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "epochs between checkpoints (default: --checkpoint-interval's worth, else 10)")
 	fs.DurationVar(&f.ckptInterval, "checkpoint-interval", 0, "time between checkpoints, in whole epochs of --interval")
 	fs.IntVar(&f.ckptKeep, "checkpoint-keep", 3, "complete checkpoints to keep")
+	fs.StringVar(&f.fromCkpt, "from-checkpoint", "", "start from the checkpoint in `DIR` (a chk-N directory), even one taken with other --workers or processes")
 }
 
 func (f *jobFlags) options() []weir.JobOption {
@@ -58,6 +61,9 @@ func (f *jobFlags) options() []weir.JobOption {
 		opts = append(opts, weir.Ordered())
 	}
 	opts = append(opts, f.cluster.options()...)
+	if f.fromCkpt != "" && f.ckptDir == "" {
+		f.ckptDir = filepath.Dir(f.fromCkpt)
+	}
 	if f.ckptDir != "" {
 		every := f.ckptEvery
 		if every <= 0 && f.ckptInterval > 0 && f.epochRecords == 0 {
@@ -67,6 +73,9 @@ func (f *jobFlags) options() []weir.JobOption {
 			every = 10
 		}
 		opts = append(opts, weir.Checkpoints(f.ckptDir, every, f.ckptKeep))
+		if f.fromCkpt != "" {
+			opts = append(opts, weir.FromCheckpoint(f.fromCkpt))
+		}
 	}
 	if f.partitioning.name != "all" {
 		opts = append(opts, weir.Partitioning(f.partitioning.name))

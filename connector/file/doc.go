@@ -39,6 +39,12 @@
 // place with the same size is not noticed. Lines the decoder rejected
 // between the position and the crash go to the dead letter again.
 //
+// They also implement weir.Rescalable: SeekSplits resumes, with another
+// parallelism, from the positions of all the old readers. A new reader
+// reads, in order, the lines that start in its share of the bytes and
+// that no old reader had read; errors name the right line, and Header
+// skips a file's first line if it was left unread.
+//
 // # Sinks
 //
 // CSVWriter, JSONLinesWriter and Stdout write one line per record. They

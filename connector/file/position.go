@@ -34,16 +34,26 @@ import (
 // A position taken after the first used records of a batch is at the
 // start of the line of record used (lines rejected or skipped before it
 // are not read again); after all of them, it is where reading stands.
-const posFormat = 1
+//
+// A reader resumed by SeekSplits from another parallelism reads other
+// segments than those of its share (see rescale.go); its positions have
+// format posSplitFormat, in which each file read is followed by the
+// uvarints lo and hi of the segment, the bytes [lo, hi) of the file.
+const (
+	posFormat      = 1
+	posSplitFormat = 2
+)
 
 // positions is what a reader keeps to answer Position.
 type positions struct {
 	ctx    weir.SourceContext
-	sizes  []int64 // of all the files
-	fp     uint64  // fingerprint of the paths and sizes
-	starts []int64 // by segment: the offset of its first line, once begun
-	// bases[k] is the offset of segs[k].file in the files laid end to end;
-	// the segments of a reader are contiguous there.
+	sizes  []int64   // of all the files
+	own    []segment // the segments of the share
+	split  bool      // the segments are not those of the share
+	fp     uint64    // fingerprint of the paths and sizes
+	starts []int64   // by segment: the offset of its first line, once begun
+	// bases[k] is the offset of segs[k].file in the files laid end to end,
+	// where the segments of a reader come in order.
 	bases []int64
 	marks []mark // the records of the last batch
 }
@@ -63,19 +73,30 @@ func (r *reader[T]) initPositions(ctx weir.SourceContext, sizes []int64, batch i
 		b = binary.AppendUvarint(b, uint64(sizes[k]))
 		h.Write(b)
 	}
-	bases := make([]int64, len(r.segs))
+	r.pos = positions{ctx: ctx, sizes: sizes, fp: h.Sum64(), own: r.segs, marks: make([]mark, 0, batch)}
+	r.setSegments(r.segs, false)
+}
+
+// setSegments makes segs the segments to read, from the first; split
+// says whether they are not those of the share.
+func (r *reader[T]) setSegments(segs []segment, split bool) {
+	ps := &r.pos
+	r.segs, ps.split = segs, split
+	ps.bases, ps.starts = make([]int64, len(segs)), make([]int64, len(segs))
+	for k, sg := range segs {
+		ps.bases[k] = fileBase(ps.sizes, sg.file)
+	}
+	r.seg, r.ready = 0, false
+	ps.marks = ps.marks[:0]
+}
+
+// fileBase returns the offset of file f in the files laid end to end.
+func fileBase(sizes []int64, f int) int64 {
 	var base int64
-	f := 0
-	for k, sg := range r.segs {
-		for ; f < sg.file; f++ {
-			base += sizes[f]
-		}
-		bases[k] = base
+	for _, size := range sizes[:f] {
+		base += size
 	}
-	r.pos = positions{
-		ctx: ctx, sizes: sizes, fp: h.Sum64(), bases: bases,
-		starts: make([]int64, len(r.segs)), marks: make([]mark, 0, batch),
-	}
+	return base
 }
 
 // mark records the line next returned last as that of the last record.
@@ -94,6 +115,9 @@ func (r *reader[T]) Position(used int) ([]byte, error) {
 	}
 	b := make([]byte, 0, 64)
 	b = append(b, posFormat)
+	if ps.split {
+		b[0] = posSplitFormat
+	}
 	b = binary.AppendUvarint(b, uint64(ps.ctx.Instance))
 	b = binary.AppendUvarint(b, uint64(ps.ctx.Parallelism))
 	b = binary.AppendUvarint(b, uint64(len(r.paths)))
@@ -102,6 +126,10 @@ func (r *reader[T]) Position(used int) ([]byte, error) {
 	for _, sg := range r.segs {
 		b = binary.AppendUvarint(b, uint64(sg.file))
 		b = binary.AppendUvarint(b, uint64(ps.sizes[sg.file]))
+		if ps.split {
+			b = binary.AppendUvarint(b, uint64(sg.lo))
+			b = binary.AppendUvarint(b, uint64(sg.hi))
+		}
 	}
 	seg, begun, start, lines, off := r.seg, r.ready, r.start, r.lines, r.off+int64(r.p)
 	if used < len(ps.marks) {
@@ -179,6 +207,81 @@ func (d *posDecoder) int(limit int64) int64 {
 	return int64(v)
 }
 
+// filePos is a decoded position.
+type filePos struct {
+	format            byte
+	inst, par         uint64
+	segs              []segment // format 1: without lo and hi
+	seg               int
+	begun             bool
+	start, lines, off int64
+}
+
+// decodePos decodes pos and checks it against the files; inst checks its
+// instance and parallelism.
+func (r *reader[T]) decodePos(pos []byte, inst func(inst, par uint64) error) (filePos, error) {
+	var p filePos
+	if len(pos) == 0 {
+		return p, errors.New("empty position")
+	}
+	if p.format = pos[0]; p.format != posFormat && p.format != posSplitFormat {
+		return p, fmt.Errorf("position format %d, want %d or %d", pos[0], posFormat, posSplitFormat)
+	}
+	ps := &r.pos
+	d := posDecoder{b: pos[1:]}
+	p.inst, p.par = d.uvarint(), d.uvarint()
+	if d.err == nil {
+		if err := inst(p.inst, p.par); err != nil {
+			return p, err
+		}
+	}
+	if n := d.uvarint(); d.err == nil && n != uint64(len(r.paths)) {
+		return p, fmt.Errorf("position taken on %d files, the source has %d", n, len(r.paths))
+	}
+	fp := d.uint64()
+	limit := int64(len(r.paths)) + 1 // format 1: one segment per file at most
+	if p.format == posSplitFormat {
+		limit = int64(len(pos))
+	}
+	nsegs := d.int(limit)
+	for range nsegs {
+		k := d.int(int64(len(r.paths)))
+		size := d.int(1 << 62)
+		if d.err != nil {
+			break
+		}
+		if size != ps.sizes[k] {
+			return p, fmt.Errorf("%s has %d bytes, %d when the position was taken", r.paths[k], ps.sizes[k], size)
+		}
+		sg := segment{file: int(k)}
+		if p.format == posSplitFormat {
+			sg.lo, sg.hi = d.int(size+1), d.int(size+1)
+			if n := len(p.segs); d.err == nil && (sg.lo >= sg.hi || n > 0 && (p.segs[n-1].file > sg.file || p.segs[n-1].file == sg.file && p.segs[n-1].hi > sg.lo)) {
+				return p, fmt.Errorf("position has a segment [%d, %d) of %s out of order or empty", sg.lo, sg.hi, r.paths[k])
+			}
+		}
+		p.segs = append(p.segs, sg)
+	}
+	if d.err == nil && fp != ps.fp {
+		return p, errors.New("the files differ from those the position was taken on: a path, or the size of a file this reader does not read, changed")
+	}
+	p.seg = int(d.int(int64(len(p.segs)) + 1))
+	begun := d.byte()
+	if begun == 1 {
+		p.start, p.lines, p.off = d.int(1<<62), d.int(1<<62), d.int(1<<62)
+	}
+	switch {
+	case d.err != nil:
+		return p, fmt.Errorf("position of %d bytes is %w", len(pos), d.err)
+	case len(d.b) != 0:
+		return p, fmt.Errorf("position has %d bytes too many", len(d.b))
+	case begun > 1 || begun == 1 && p.seg == len(p.segs):
+		return p, fmt.Errorf("position has a corrupt state %d in segment %d of %d", begun, p.seg, len(p.segs))
+	}
+	p.begun = begun == 1
+	return p, nil
+}
+
 // Seek implements weir.Seekable. It refuses a position taken on other
 // files, or on files whose sizes differ; a file changed in place without
 // a change of size goes unnoticed.
@@ -186,96 +289,76 @@ func (r *reader[T]) Seek(pos []byte) error {
 	if r.err != nil {
 		return errors.New("file: Seek on a closed or failed reader")
 	}
-	if len(pos) == 0 {
-		return errors.New("file: empty position")
-	}
-	if pos[0] != posFormat {
-		return fmt.Errorf("file: position format %d, want %d", pos[0], posFormat)
-	}
-	ps := &r.pos
-	d := posDecoder{b: pos[1:]}
-	inst, par := d.uvarint(), d.uvarint()
-	if d.err == nil && (inst != uint64(ps.ctx.Instance) || par != uint64(ps.ctx.Parallelism)) {
-		return fmt.Errorf("file: position of instance %d of %d, on the reader of instance %d of %d", inst, par, ps.ctx.Instance, ps.ctx.Parallelism)
-	}
-	if n := d.uvarint(); d.err == nil && n != uint64(len(r.paths)) {
-		return fmt.Errorf("file: position taken on %d files, the source has %d", n, len(r.paths))
-	}
-	fp := d.uint64()
-	nread := d.int(int64(len(r.paths)) + 1)
-	var mine []int // the files read when the position was taken
-	for range nread {
-		k := d.int(int64(len(r.paths)))
-		size := d.int(1 << 62)
-		if d.err != nil {
-			break
+	ctx := r.pos.ctx
+	p, err := r.decodePos(pos, func(inst, par uint64) error {
+		if inst != uint64(ctx.Instance) || par != uint64(ctx.Parallelism) {
+			return fmt.Errorf("position of instance %d of %d, on the reader of instance %d of %d", inst, par, ctx.Instance, ctx.Parallelism)
 		}
-		if size != ps.sizes[k] {
-			return fmt.Errorf("file: %s has %d bytes, %d when the position was taken", r.paths[k], ps.sizes[k], size)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("file: %w", err)
+	}
+	segs := r.pos.own
+	if p.format == posSplitFormat {
+		if err := r.inShare(p.segs, ctx.Instance, ctx.Parallelism); err != nil {
+			return fmt.Errorf("file: %w", err)
 		}
-		mine = append(mine, int(k))
+		segs = p.segs
+	} else if err := r.sameFiles(p.segs, segs); err != nil {
+		return fmt.Errorf("file: %w", err)
 	}
-	if d.err == nil && fp != ps.fp {
-		return errors.New("file: the files differ from those the position was taken on: a path, or the size of a file this reader does not read, changed")
-	}
-	seg := int(d.int(int64(len(r.segs)) + 1))
-	begun := d.byte()
-	var start, lines, off int64
-	if begun == 1 {
-		start, lines, off = d.int(1<<62), d.int(1<<62), d.int(1<<62)
-	}
-	switch {
-	case d.err != nil:
-		return fmt.Errorf("file: position of %d bytes is %w", len(pos), d.err)
-	case len(d.b) != 0:
-		return fmt.Errorf("file: position has %d bytes too many", len(d.b))
-	case len(mine) != len(r.segs):
-		return fmt.Errorf("file: position lists %d files read, this reader has %d segments", len(mine), len(r.segs))
-	case begun > 1 || begun == 1 && seg == len(r.segs):
-		return fmt.Errorf("file: position has a corrupt state %d in segment %d of %d", begun, seg, len(r.segs))
-	}
-	for k, sg := range r.segs {
-		if mine[k] != sg.file {
-			return fmt.Errorf("file: position lists file %d as segment %d, this reader reads %s", mine[k], k, r.paths[sg.file])
+	if p.begun {
+		if err := r.checkResume(segs[p.seg], p.start, p.lines, p.off, true); err != nil {
+			return fmt.Errorf("file: %w", err)
 		}
 	}
-	if begun == 1 {
-		if err := r.checkResume(seg, start, lines, off); err != nil {
-			return err
-		}
-	}
-	r.seg, r.ready = seg, begun == 1
-	r.pos.marks = r.pos.marks[:0]
+	r.setSegments(segs, p.format == posSplitFormat)
+	r.seg, r.ready = p.seg, p.begun
 	if r.ready {
-		sg := r.segs[seg]
+		sg := segs[p.seg]
 		r.f, r.hi = r.files[sg.file], sg.hi
 		r.s, r.p, r.eof = "", 0, false
-		r.off, r.start, r.lines = off, start, lines
-		r.pos.starts[seg] = start
+		r.off, r.start, r.lines = p.off, p.start, p.lines
+		r.pos.starts[p.seg] = p.start
 	}
 	return nil
 }
 
-// checkResume checks that resuming segment seg at off is sound: the
-// offsets are in order and in the file, and a line starts at off.
-func (r *reader[T]) checkResume(seg int, start, lines, off int64) error {
-	sg := r.segs[seg]
+// sameFiles checks that the files listed in a position of format 1 are
+// those of segs.
+func (r *reader[T]) sameFiles(listed, segs []segment) error {
+	if len(listed) != len(segs) {
+		return fmt.Errorf("position lists %d files read, this reader has %d segments", len(listed), len(segs))
+	}
+	for k, sg := range segs {
+		if listed[k].file != sg.file {
+			return fmt.Errorf("position lists file %d as segment %d, this reader reads %s", listed[k].file, k, r.paths[sg.file])
+		}
+	}
+	return nil
+}
+
+// checkResume checks that resuming segment sg at off is sound: the
+// offsets are in order and in the file, and, with line, a line starts at
+// off (the file must be open).
+func (r *reader[T]) checkResume(sg segment, start, lines, off int64, line bool) error {
 	path, size := r.paths[sg.file], r.pos.sizes[sg.file]
 	switch {
 	case start < sg.lo || off < start || off > size:
-		return fmt.Errorf("file: %s: position at offset %d (segment from %d, first line at %d) is outside the segment [%d, %d) or the file of %d bytes", path, off, sg.lo, start, sg.lo, sg.hi, size)
+		return fmt.Errorf("%s: position at offset %d (segment from %d, first line at %d) is outside the segment [%d, %d) or the file of %d bytes", path, off, sg.lo, start, sg.lo, sg.hi, size)
 	case lines > off-start || (lines == 0) != (off == start):
-		return fmt.Errorf("file: %s: position of %d lines between offsets %d and %d is corrupt", path, lines, start, off)
+		return fmt.Errorf("%s: position of %d lines between offsets %d and %d is corrupt", path, lines, start, off)
 	}
-	if off == 0 || off == size {
+	if !line || off == 0 || off == size {
 		return nil
 	}
 	var c [1]byte
 	if _, err := r.files[sg.file].ReadAt(c[:], off-1); err != nil {
-		return fmt.Errorf("file: %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if c[0] != '\n' {
-		return fmt.Errorf("file: %s: position at offset %d is not the start of a line: the file changed, or the position is corrupt", path, off)
+		return fmt.Errorf("%s: position at offset %d is not the start of a line: the file changed, or the position is corrupt", path, off)
 	}
 	return nil
 }

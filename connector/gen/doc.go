@@ -40,6 +40,15 @@
 //     down. Duration counts on from the time spent before the position
 //     (as of the Read that returned the batch it is in), not from zero:
 //     the run generates for about Duration in all.
+//   - Rescaling. Every reader also implements weir.Rescalable: SeekSplits
+//     resumes, with another parallelism, from the positions of all the old
+//     readers. New instance i of p' emits, in order, the records of its
+//     share (i, i+p', ...) that no old reader had emitted, with the same
+//     values. Its event times are t0 + seq*1000/R ms, R being Rate when
+//     paced and EventTimeRate otherwise and t0 the earliest origin of the
+//     old readers: with Rate 0 and StartTime set, the times records always
+//     have. Pacing starts again at the first Read, at Rate/p' per reader;
+//     Duration counts on from the longest time spent of the old readers.
 //   - Cheap. A reader reuses one batch buffer, and strings come from pools
 //     built once per process, so Read does not allocate in steady state.
 //

@@ -39,12 +39,21 @@ type schedule struct {
 	kind   byte   // of the generator, in positions
 	config uint64 // fingerprint of the settings that determine the records
 
-	first uint64 // the instance: its first global sequence number
-	seq   uint64 // next global sequence number of this instance
-	step  uint64 // the parallelism
-	total int64  // records in this share; -1 = unbounded
-	left  int64  // records left in this share; -1 = unbounded
-	batch int
+	first  uint64 // the instance: its first global sequence number
+	seq    uint64 // next global sequence number of this instance
+	step   uint64 // the parallelism
+	events int64  // Events: the total across instances; 0 = unbounded
+	total  int64  // records in this share; -1 = unbounded
+	left   int64  // records left in this share; -1 = unbounded
+	batch  int
+
+	// After SeekSplits from another parallelism, sp says which sequence
+	// numbers of the share are left (see split.go). While ragged, the
+	// current batch's sequence numbers are sp.seqs; else they are
+	// batchSeq, batchSeq+step, ...
+	sp       *splitPlan
+	ragged   bool
+	batchSeq uint64
 
 	rate     float64 // this instance's records/s; 0 = unpaced
 	duration time.Duration
@@ -84,6 +93,7 @@ func newSchedule(name string, ctx weir.SourceContext, t timing) (*schedule, erro
 		first:    uint64(ctx.Instance),
 		seq:      uint64(ctx.Instance),
 		step:     uint64(ctx.Parallelism),
+		events:   t.events,
 		total:    -1,
 		left:     -1,
 		batch:    t.batchSize,
@@ -185,12 +195,30 @@ func (s *schedule) due(elapsed time.Duration) int64 {
 
 // seqAt returns the global sequence number of the i-th record of the
 // current batch.
-func (s *schedule) seqAt(i int) uint64 { return s.seq + uint64(i)*s.step }
+func (s *schedule) seqAt(i int) uint64 {
+	if s.ragged {
+		return s.sp.seqs[i]
+	}
+	return s.batchSeq + uint64(i)*s.step
+}
+
+// plan sets the sequence numbers of a batch of n records, from seq.
+func (s *schedule) plan(n int) {
+	s.batchSeq = s.seq
+	s.ragged = s.sp != nil && s.seq < s.sp.maxNext
+	if s.ragged {
+		s.sp.fill(s.seq, s.step, n)
+	}
+}
 
 // eventTime returns the event time, in ms, of record seq of this
 // instance: when paced, the wall clock at Open plus k/rate for the
-// instance's k-th record, else StartTime + seq/EventTimeRate.
+// instance's k-th record, else StartTime + seq/EventTimeRate. After
+// SeekSplits from another parallelism, it is t0 + seq/totalRate.
 func (s *schedule) eventTime(seq uint64) int64 {
+	if s.sp != nil {
+		return syntheticTime(s.t0Ms, s.totalRate(), seq)
+	}
 	if s.rate > 0 {
 		k := (seq - s.first) / s.step
 		return s.t0Ms + int64(float64(k)*1000/s.rate)
@@ -198,9 +226,13 @@ func (s *schedule) eventTime(seq uint64) int64 {
 	return syntheticTime(s.t0Ms, s.eventRate, seq)
 }
 
-// advance records that n records were emitted.
+// advance records that the n records of the batch were emitted.
 func (s *schedule) advance(n int) {
-	s.seq += uint64(n) * s.step
+	if s.ragged {
+		s.seq = s.sp.after(s.sp.seqs[n-1], s.step)
+	} else {
+		s.seq += uint64(n) * s.step
+	}
 	s.emitted += int64(n)
 	if s.left > 0 {
 		s.left -= int64(n)
@@ -246,6 +278,7 @@ func (r *reader[T]) Read() ([]T, error) {
 		return r.buf[:0], err
 	}
 	b := r.buf[:n]
+	r.s.plan(n)
 	r.fill(r.s, b)
 	r.s.advance(n)
 	return b, nil

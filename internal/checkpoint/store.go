@@ -54,6 +54,10 @@ func (s *Store) chkDir(n uint64) string {
 
 func partName(process int) string { return fmt.Sprintf("part-%04d.bin", process) }
 
+// ParseDir returns the checkpoint number a checkpoint directory's name
+// (its last path element, such as chk-000000000042) stands for.
+func ParseDir(name string) (uint64, bool) { return parseDir(name) }
+
 // parseDir returns the checkpoint number a directory name stands for.
 func parseDir(name string) (uint64, bool) {
 	digits, ok := strings.CutPrefix(name, dirPrefix)
