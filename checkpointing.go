@@ -139,9 +139,15 @@ type coordinator struct {
 	restored    map[blobKey][]byte // its blobs
 	instances   map[string]int     // per operator with instance blobs: how many instances saved them
 	mu          sync.Mutex
-	reporters   int
+	live        map[*reporter]bool // the tasks that report, until they end
+	written     uint64             // the newest checkpoint whose part was written
+	storeMu     sync.Mutex         // serializes completing and pruning
 	parts       map[uint64]*pendingPart
 	waiting     []uint64 // written here, not yet known complete
+	// finalState and finalInsts are the final state of this process's
+	// tasks that have ended, part of every later checkpoint.
+	finalState []checkpoint.StateBlob
+	finalInsts []checkpoint.SourceBlob
 	// committers are this process's two-phase outputs, with the notes of
 	// the checkpoints they prepared that are not committed yet.
 	committers []*committer
@@ -193,8 +199,8 @@ func (c *committer) commit(n uint64) error {
 }
 
 type pendingPart struct {
-	part  checkpoint.Part
-	count int
+	part checkpoint.Part
+	from map[*reporter]bool // the tasks that reported to it
 }
 
 // due returns the checkpoint a reporter whose last checkpoint was *last
@@ -213,23 +219,96 @@ func (c *coordinator) due(last *uint64, m progress.Marker) (uint64, bool) {
 
 // report adds one task's blobs to checkpoint n; the last of the process's
 // tasks writes the part.
-func (c *coordinator) report(n uint64, epoch progress.Epoch, state []checkpoint.StateBlob, insts []checkpoint.SourceBlob) error {
+func (c *coordinator) report(r *reporter, n uint64, epoch progress.Epoch, state []checkpoint.StateBlob, insts []checkpoint.SourceBlob) error {
 	c.mu.Lock()
+	if n <= c.written {
+		c.mu.Unlock()
+		return nil // written without this task, which had ended... or skipped
+	}
 	p := c.parts[n]
 	if p == nil {
 		p = &pendingPart{part: checkpoint.Part{Checkpoint: n, Epoch: uint64(epoch), Process: c.self, Processes: c.procs,
-			Meta: map[string]string{"key_groups": fmt.Sprint(c.groups)}}}
+			Meta: map[string]string{"key_groups": fmt.Sprint(c.groups)}}, from: map[*reporter]bool{}}
 		c.parts[n] = p
 	}
 	p.part.State = append(p.part.State, state...)
 	p.part.Sources = append(p.part.Sources, insts...)
-	p.count++
-	if p.count < c.reporters {
-		c.mu.Unlock()
-		return nil
-	}
-	delete(c.parts, n)
+	p.from[r] = true
+	ready := c.ready()
 	c.mu.Unlock()
+	for _, p := range ready {
+		if err := c.write(p, epoch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish takes a task that has ended out of the count of reporters, and
+// keeps its final state for every later part.
+func (c *coordinator) finish(r *reporter, state []checkpoint.StateBlob, insts []checkpoint.SourceBlob) error {
+	c.mu.Lock()
+	delete(c.live, r)
+	c.finalState = append(c.finalState, state...)
+	c.finalInsts = append(c.finalInsts, insts...)
+	ready := c.ready()
+	c.mu.Unlock()
+	for _, p := range ready {
+		if err := c.write(p, progress.Epoch(p.part.Epoch)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ready takes the parts every live task has reported to, with the final
+// state of the tasks that ended; a part older than one that is ready will
+// never be (a task skipped it) and is dropped. The caller holds mu.
+func (c *coordinator) ready() []*pendingPart {
+	var out []*pendingPart
+	var newest uint64
+	for n, p := range c.parts {
+		all := true
+		for r := range c.live {
+			all = all && p.from[r]
+		}
+		if all {
+			// A task that reported n and ended since is in the part
+			// already, as it was at n.
+			have := map[blobKey]bool{}
+			for _, b := range p.part.State {
+				have[blobKey{op: b.Operator, inst: -1, kg: b.KeyGroup}] = true
+			}
+			for _, b := range p.part.Sources {
+				have[blobKey{op: b.Operator, inst: b.Instance}] = true
+			}
+			for _, b := range c.finalState {
+				if !have[blobKey{op: b.Operator, inst: -1, kg: b.KeyGroup}] {
+					p.part.State = append(p.part.State, b)
+				}
+			}
+			for _, b := range c.finalInsts {
+				if !have[blobKey{op: b.Operator, inst: b.Instance}] {
+					p.part.Sources = append(p.part.Sources, b)
+				}
+			}
+			out = append(out, p)
+			delete(c.parts, n)
+			newest = max(newest, n)
+		}
+	}
+	for n := range c.parts {
+		if n < newest {
+			delete(c.parts, n)
+		}
+	}
+	c.written = max(c.written, newest)
+	sort.Slice(out, func(a, b int) bool { return out[a].part.Checkpoint < out[b].part.Checkpoint })
+	return out
+}
+
+// write writes a process's part and completes what it can.
+func (c *coordinator) write(p *pendingPart, epoch progress.Epoch) error {
 	part := p.part
 	sort.Slice(part.State, func(a, b int) bool {
 		x, y := part.State[a], part.State[b]
@@ -239,12 +318,14 @@ func (c *coordinator) report(n uint64, epoch progress.Epoch, state []checkpoint.
 		x, y := part.Sources[a], part.Sources[b]
 		return x.Operator < y.Operator || x.Operator == y.Operator && x.Instance < y.Instance
 	})
-	part.Epoch = uint64(epoch)
+	// Every process's part names the boundary, whatever marker epoch its
+	// tasks passed it with: the store checks that the parts agree.
+	part.Epoch = part.Checkpoint
 	if err := c.store.WritePart(part); err != nil {
 		return err
 	}
 	c.mu.Lock()
-	c.waiting = append(c.waiting, n)
+	c.waiting = append(c.waiting, part.Checkpoint)
 	waiting := append([]uint64(nil), c.waiting...)
 	c.mu.Unlock()
 	return c.completeWaiting(waiting)
@@ -253,6 +334,8 @@ func (c *coordinator) report(n uint64, epoch progress.Epoch, state []checkpoint.
 // completeWaiting records the checkpoints whose parts are all in, and
 // prunes old ones.
 func (c *coordinator) completeWaiting(waiting []uint64) error {
+	c.storeMu.Lock()
+	defer c.storeMu.Unlock()
 	done := map[uint64]bool{}
 	for _, n := range waiting {
 		ok, err := c.store.Complete(n, c.procs)
@@ -347,29 +430,52 @@ type sourcePos struct {
 }
 
 func (r *reporter) after(m progress.Marker) error {
+	if m.Final {
+		// The task is done: its final state goes into every later
+		// checkpoint of this process, which no longer waits for it.
+		state, insts, err := r.collect(0, true)
+		if err != nil {
+			return err
+		}
+		return r.c.finish(r, state, insts)
+	}
 	n, ok := r.c.due(&r.last, m)
 	if !ok {
 		return nil
 	}
+	state, insts, err := r.collect(n, false)
+	if err != nil {
+		return err
+	}
+	return r.c.report(r, n, m.Epoch, state, insts)
+}
+
+// collect saves the task's state for checkpoint n (or, final, for every
+// checkpoint after the task's end: two-phase outputs then have nothing
+// left to prepare).
+func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []checkpoint.SourceBlob, error) {
 	var state []checkpoint.StateBlob
 	var insts []checkpoint.SourceBlob
 	var err error
 	for _, s := range r.snaps {
 		switch x := s.s.(type) {
 		case *committer:
+			if final {
+				continue
+			}
 			data, err := x.prepare(n)
 			if err != nil {
-				return fmt.Errorf("weir: %s: preparing checkpoint %d: %w", s.op, n, err)
+				return nil, nil, fmt.Errorf("weir: %s: preparing checkpoint %d: %w", s.op, n, err)
 			}
 			insts = append(insts, checkpoint.SourceBlob{Operator: s.op, Instance: r.inst, Data: data})
 		case keyedSnapshotter:
 			if state, err = x.snapshotKeyed(s.op, r.c.groups, state); err != nil {
-				return err
+				return nil, nil, err
 			}
 		case instanceSnapshotter:
 			data, err := x.snapshotInstance()
 			if err != nil {
-				return fmt.Errorf("weir: %s: saving state: %w", s.op, err)
+				return nil, nil, fmt.Errorf("weir: %s: saving state: %w", s.op, err)
 			}
 			insts = append(insts, checkpoint.SourceBlob{Operator: s.op, Instance: r.inst, Data: data})
 		}
@@ -377,11 +483,11 @@ func (r *reporter) after(m progress.Marker) error {
 	if r.source != nil {
 		data, err := r.source.pos()
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: r.inst, Data: data})
 	}
-	return r.c.report(n, m.Epoch, state, insts)
+	return state, insts, nil
 }
 
 // restore gives the task's snapshotters their state from the checkpoint
@@ -471,7 +577,7 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 		return nil, err
 	}
 	c := &coordinator{store: store, every: cfg.every, keep: cfg.keep, self: self, procs: procs,
-		groups: j.cfg.keyGroups, log: log, parts: map[uint64]*pendingPart{}}
+		groups: j.cfg.keyGroups, log: log, parts: map[uint64]*pendingPart{}, live: map[*reporter]bool{}}
 	n, ok, err := store.Latest()
 	if err != nil {
 		return nil, err

@@ -227,7 +227,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 				if err := r.restore(t.Parallelism); err != nil {
 					return fail(err)
 				}
-				j.coord.reporters++
+				j.coord.live[r] = true
 				it = hookMarks(it, r.after)
 			}
 			rt.AddTask(n.name, inst, inboxes[n.id][inst], it, terminal)
@@ -270,7 +270,7 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 			return err // not seekable: say so before the job runs
 		}
 	}
-	j.coord.reporters++
+	j.coord.live[r] = true
 	s.setAfter(r.after)
 	return nil
 }
