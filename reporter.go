@@ -1,0 +1,219 @@
+package weir
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// reporter takes one task instance's share of each checkpoint: after the
+// task has passed a checkpoint's marker, it saves the task's snapshotters
+// (and a source's position) and reports them.
+type reporter struct {
+	c      *coordinator
+	last   uint64
+	inst   int
+	snaps  []snapEntry
+	source *sourcePos
+}
+
+// sourcePos is how a source task's position is saved.
+type sourcePos struct {
+	op  string
+	pos func() ([]byte, error)
+}
+
+func (r *reporter) after(m progress.Marker) error {
+	if m.Final {
+		// The task is done: its final state goes into every later
+		// checkpoint of this process, which no longer waits for it.
+		state, insts, err := r.collect(0, true)
+		if err != nil {
+			return err
+		}
+		return r.c.finish(r, state, insts)
+	}
+	n, ok := r.c.due(&r.last, m)
+	if !ok {
+		return nil
+	}
+	state, insts, err := r.collect(n, false)
+	if err != nil {
+		return err
+	}
+	return r.c.report(r, n, m.Epoch, state, insts)
+}
+
+// collect saves the task's state for checkpoint n (or, final, for every
+// checkpoint after the task's end: two-phase outputs then have nothing
+// left to prepare).
+func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []checkpoint.SourceBlob, error) {
+	var state []checkpoint.StateBlob
+	var insts []checkpoint.SourceBlob
+	var err error
+	for _, s := range r.snaps {
+		switch x := s.s.(type) {
+		case *committer:
+			if final {
+				continue
+			}
+			data, err := x.prepare(n)
+			if err != nil {
+				return nil, nil, fmt.Errorf("weir: %s: preparing checkpoint %d: %w", s.op, n, err)
+			}
+			insts = append(insts, checkpoint.SourceBlob{Operator: s.op, Instance: r.inst, Data: data})
+		case keyedSnapshotter:
+			if state, err = x.snapshotKeyed(s.op, r.c.groups, state); err != nil {
+				return nil, nil, err
+			}
+		case instanceSnapshotter:
+			data, err := x.snapshotInstance()
+			if err != nil {
+				return nil, nil, fmt.Errorf("weir: %s: saving state: %w", s.op, err)
+			}
+			insts = append(insts, checkpoint.SourceBlob{Operator: s.op, Instance: r.inst, Data: data})
+		}
+	}
+	if r.source != nil {
+		data, err := r.source.pos()
+		if err != nil {
+			return nil, nil, err
+		}
+		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: r.inst, Data: data})
+	}
+	return state, insts, nil
+}
+
+// restore gives the task's snapshotters their state from the checkpoint
+// the job started from: keyed state of the key groups the instance owns
+// (of par instances), instance state by index.
+func (r *reporter) restore(par int) error {
+	if r.c.restored == nil {
+		return nil
+	}
+	rg := partition.RangeOf(r.inst, r.c.groups, par)
+	for _, s := range r.snaps {
+		var err error
+		switch x := s.s.(type) {
+		case *committer:
+			continue // recovered when registered
+		case keyedSnapshotter:
+			err = x.restoreKeyed(r.c.restoredKeyed(s.op, uint32(rg.Start), uint32(rg.End)))
+		case instanceSnapshotter:
+			if old := r.c.instances[s.op]; old != par && old > 0 {
+				m, ok := x.(instanceMerger)
+				if !ok {
+					return fmt.Errorf("weir: %s#%d: checkpoint %d was taken with %d instances of it, and its state cannot be split over %d", s.op, r.inst, r.c.from, old, par)
+				}
+				err = m.restoreInstances(r.c.allInstances(s.op))
+			} else if data, ok := r.c.restoredInstance(s.op, r.inst); ok {
+				err = x.restoreInstance(data)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("weir: %s#%d: restoring checkpoint %d: %w", s.op, r.inst, r.c.from, err)
+		}
+	}
+	return nil
+}
+
+// markHook calls after once the task has passed a marker.
+type markHook struct {
+	runtime.InputTask
+	after func(progress.Marker) error
+}
+
+func (h *markHook) Mark(m progress.Marker) error {
+	if err := h.InputTask.Mark(m); err != nil {
+		return err
+	}
+	return h.after(m)
+}
+
+// seqMarkHook is a markHook over a sequenced task.
+type seqMarkHook struct {
+	*markHook
+	seq runtime.SequencedTask
+}
+
+func (h seqMarkHook) Next() int { return h.seq.Next() }
+
+func hookMarks(t runtime.InputTask, after func(progress.Marker) error) runtime.InputTask {
+	h := &markHook{InputTask: t, after: after}
+	if s, ok := t.(runtime.SequencedTask); ok {
+		return seqMarkHook{h, s}
+	}
+	return h
+}
+
+// openCheckpoints opens the job's checkpoint store and loads the latest
+// complete checkpoint, if any, for process self of procs. Checkpoints
+// newer than it (incomplete, from a run that failed) are discarded; this
+// happens before the processes connect, so no process of this run has
+// written one yet.
+func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
+	cfg := j.cfg.ckpt
+	for _, n := range j.nodes {
+		if n.userState {
+			return nil, fmt.Errorf("weir: %s keeps state of its own, which checkpoints cannot save: declare it Stateless, or keep per-key state with Process", n.name)
+		}
+	}
+	log := j.cfg.logger
+	if log == nil {
+		log = slog.Default()
+	}
+	fs := cfg.fs
+	if fs == nil {
+		fs = checkpoint.OSFS()
+	}
+	store, err := checkpoint.Open(fs, cfg.dir, log)
+	if err != nil {
+		return nil, err
+	}
+	c := &coordinator{store: store, every: cfg.every, keep: cfg.keep, self: self, procs: procs,
+		groups: j.cfg.keyGroups, log: log, parts: map[uint64]*pendingPart{}, live: map[*reporter]bool{}}
+	n, ok, err := store.Latest()
+	if err != nil {
+		return nil, err
+	}
+	from := store
+	if cfg.from != "" {
+		if n, ok = checkpoint.ParseDir(filepath.Base(cfg.from)); !ok {
+			return nil, fmt.Errorf("weir: %s is not a checkpoint directory (chk-N)", cfg.from)
+		}
+		if from, err = checkpoint.Open(fs, filepath.Dir(cfg.from), log); err != nil {
+			return nil, err
+		}
+	}
+	if err := store.DiscardAfter(n); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return c, nil
+	}
+	parts, err := from.ReadAll(n)
+	if err != nil {
+		return nil, err
+	}
+	c.from, c.restored = n, map[blobKey][]byte{}
+	c.instances = map[string]int{}
+	for _, p := range parts {
+		if kg := p.Meta["key_groups"]; kg != fmt.Sprint(c.groups) {
+			return nil, fmt.Errorf("weir: checkpoint %d in %s was taken with %s key groups; this job has %d", n, from.Dir(), kg, c.groups)
+		}
+		for _, b := range p.State {
+			c.restored[blobKey{op: b.Operator, inst: -1, kg: b.KeyGroup}] = b.Data
+		}
+		for _, b := range p.Sources {
+			c.restored[blobKey{op: b.Operator, inst: b.Instance}] = b.Data
+			c.instances[b.Operator] = max(c.instances[b.Operator], b.Instance+1)
+		}
+	}
+	log.Info("weir: restoring checkpoint", "checkpoint", n, "dir", cfg.dir, "parts", len(parts))
+	return c, nil
+}
