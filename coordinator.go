@@ -240,9 +240,14 @@ func (c *coordinator) completeWaiting(waiting []uint64) error {
 		return nil
 	}
 	c.mu.Lock()
+	var newest uint64
+	for n := range done {
+		newest = max(newest, n)
+	}
 	rest := c.waiting[:0]
 	for _, n := range c.waiting {
-		if !done[n] {
+		// One older than a complete checkpoint will never be needed.
+		if !done[n] && n > newest {
 			rest = append(rest, n)
 		}
 	}

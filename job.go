@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
 )
 
@@ -207,6 +208,12 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if j.cfg.ckpt != nil {
+		self, procs := j.Process(), j.processes()
+		if j.coord, err = j.openCheckpoints(self, procs); err != nil {
+			return err
+		}
+	}
 	var rt *runtime.Runtime
 	var origin time.Time
 	if j.processes() > 1 {
@@ -214,10 +221,15 @@ func (j *Job) Run(ctx context.Context) error {
 		// so they agree on epoch boundaries whenever each starts.
 		origin = time.Unix(0, 0)
 	}
+	var first progress.Epoch
+	if j.coord != nil && j.coord.from > 0 {
+		first = progress.Epoch(j.coord.from) + 1
+	}
 	rt = runtime.New(runtime.Config{
-		Interval: j.cfg.interval,
-		Records:  j.cfg.epochRecords,
-		Origin:   origin,
+		Interval:   j.cfg.interval,
+		Records:    j.cfg.epochRecords,
+		Origin:     origin,
+		FirstEpoch: first,
 		OnEpoch: func(s runtime.EpochStats) {
 			j.mu.Lock()
 			j.latencies = append(j.latencies, s.Latency)
@@ -228,12 +240,6 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 		},
 	})
-	if j.cfg.ckpt != nil {
-		self, procs := j.Process(), j.processes()
-		if j.coord, err = j.openCheckpoints(self, procs); err != nil {
-			return err
-		}
-	}
 	net, err := j.network(ctx, p)
 	if err != nil {
 		return err

@@ -134,7 +134,7 @@ type mpart[A any] struct {
 
 func newMicroShared[K comparable, T, A any](j *Job, st *edgeStats, strategy partition.Strategy, key func(T) K,
 	spec window.Spec, init func() A, add func(A, T) A, merge func(A, A) A) *microShared[K, T, A] {
-	h, _ := partition.Hasher[K]()
+	h := keyHasher[K](j.stableHash())
 	x := &microShared[K, T, A]{
 		strategy: strategy, spec: spec, init: init, add: add, merge: merge,
 		key: key, hash: h, groups: j.cfg.keyGroups, stats: st,

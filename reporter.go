@@ -1,8 +1,10 @@
 package weir
 
 import (
+	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/weirstream/weir/internal/checkpoint"
@@ -71,6 +73,11 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 			if state, err = x.snapshotKeyed(s.op, r.c.groups, state); err != nil {
 				return nil, nil, err
 			}
+			if w, ok := x.(watermarked); ok {
+				// Also per instance: an instance with no keyed state to
+				// save still has its watermark.
+				insts = append(insts, checkpoint.SourceBlob{Operator: s.op + wmSuffix, Instance: r.inst, Data: binary.AppendVarint(nil, w.watermark())})
+			}
 		case instanceSnapshotter:
 			data, err := x.snapshotInstance()
 			if err != nil {
@@ -104,6 +111,16 @@ func (r *reporter) restore(par int) error {
 			continue // recovered when registered
 		case keyedSnapshotter:
 			err = x.restoreKeyed(r.c.restoredKeyed(s.op, uint32(rg.Start), uint32(rg.End)))
+			if w, ok := x.(watermarked); ok && err == nil {
+				// Every instance of an operator aligns the same senders'
+				// markers, so they saved one watermark.
+				for _, data := range r.c.allInstances(s.op + wmSuffix) {
+					rd := &reader{b: data}
+					if wm := rd.varint(); rd.done() == nil {
+						w.restoreWatermark(wm)
+					}
+				}
+			}
 		case instanceSnapshotter:
 			if old := r.c.instances[s.op]; old != par && old > 0 {
 				m, ok := x.(instanceMerger)
@@ -151,6 +168,28 @@ func hookMarks(t runtime.InputTask, after func(progress.Marker) error) runtime.I
 	return h
 }
 
+// startedFrom reports whether the job's checkpoint directory records that
+// a run already started from cfg.from (and so has checkpoints of its own
+// after it). Only the OS file system keeps that record.
+func (j *Job) startedFrom(cfg *ckptConfig) bool {
+	if cfg.fs != nil {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.dir, startedFromFile))
+	return err == nil && string(b) == cfg.from
+}
+
+func (j *Job) markStartedFrom(cfg *ckptConfig) error {
+	if cfg.fs != nil || j.Process() != 0 {
+		return nil
+	}
+	return os.WriteFile(filepath.Join(cfg.dir, startedFromFile), []byte(cfg.from), 0o644)
+}
+
+// startedFromFile, in a checkpoint directory, names the checkpoint the
+// run that writes there started from.
+const startedFromFile = "STARTED-FROM"
+
 // openCheckpoints opens the job's checkpoint store and loads the latest
 // complete checkpoint, if any, for process self of procs. Checkpoints
 // newer than it (incomplete, from a run that failed) are discarded; this
@@ -158,6 +197,11 @@ func hookMarks(t runtime.InputTask, after func(progress.Marker) error) runtime.I
 // written one yet.
 func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	cfg := j.cfg.ckpt
+	for _, st := range j.partStats {
+		if st.strategy == partition.PKG || st.strategy == partition.Prompt {
+			return nil, fmt.Errorf("weir: %s: partitioning %s runs without checkpoints; use hash or roundrobin", st.name, st.strategy)
+		}
+	}
 	for _, n := range j.nodes {
 		if n.userState {
 			return nil, fmt.Errorf("weir: %s keeps state of its own, which checkpoints cannot save: declare it Stateless, or keep per-key state with Process", n.name)
@@ -183,11 +227,21 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	}
 	from := store
 	if cfg.from != "" {
-		if n, ok = checkpoint.ParseDir(filepath.Base(cfg.from)); !ok {
+		nFrom, okFrom := checkpoint.ParseDir(filepath.Base(cfg.from))
+		if !okFrom {
 			return nil, fmt.Errorf("weir: %s is not a checkpoint directory (chk-N)", cfg.from)
 		}
-		if from, err = checkpoint.Open(fs, filepath.Dir(cfg.from), log); err != nil {
-			return nil, err
+		// A restart of a run that started from the chosen checkpoint
+		// (launch --restart repeats the flag) resumes that run's own
+		// latest checkpoint once it has one.
+		if !(j.startedFrom(cfg) && ok && n > nFrom) {
+			n, ok = nFrom, true
+			if from, err = checkpoint.Open(fs, filepath.Dir(cfg.from), log); err != nil {
+				return nil, err
+			}
+			if err := j.markStartedFrom(cfg); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := store.DiscardAfter(n); err != nil {

@@ -74,6 +74,20 @@ func restoreTable[K comparable, V any](t *state.Table[K, V], blobs [][]byte, eac
 	return wm, nil
 }
 
+// watermarked is a keyed operator whose watermark is saved per instance.
+type watermarked interface {
+	watermark() int64
+	restoreWatermark(wm int64)
+}
+
+// wmSuffix names an operator's per-instance watermark blobs.
+const wmSuffix = "#watermark"
+
+func (w *windowTask[K, T, A, R]) watermark() int64          { return w.wm }
+func (w *windowTask[K, T, A, R]) restoreWatermark(wm int64) { w.wm = max(w.wm, wm) }
+func (t *joinTask[K, L, R, O]) watermark() int64            { return t.wm }
+func (t *joinTask[K, L, R, O]) restoreWatermark(wm int64)   { t.wm = max(t.wm, wm) }
+
 func (w *windowTask[K, T, A, R]) snapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
 	return snapshotTable(w.table, w.wm, op, groups, out)
 }

@@ -506,8 +506,17 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
 	save := func(tc taskCtx) error {
-		// A shared output is saved once, by instance 0.
-		if tc.inst != 0 || tc.snaps == nil {
+		if tc.snaps == nil {
+			return nil
+		}
+		_, cp := sink.(Checkpointed)
+		_, tp := sink.(TwoPhase)
+		if (cp || tp) && tc.par > 1 {
+			// Instances share the output, and each passes a checkpoint at
+			// its own moment: no one of them can save it.
+			return fmt.Errorf("weir: %s: an exactly-once output runs as one instance in a job with checkpoints, not %d", n.name, tc.par)
+		}
+		if tc.inst != 0 {
 			return nil
 		}
 		if tp, ok := sink.(TwoPhase); ok {

@@ -60,6 +60,12 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		case partition.RoundRobin:
 			c := newCombineEx[K, T, A](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add, x.dist)
 			c.raw.withStats(st, x.sender, x.senders)
+			if j.coord != nil && j.coord.from > 0 {
+				// Restored: the combiner does not know the watermark the
+				// window has; its first epoch goes raw, so that the window
+				// decides what is late.
+				c.off = 1
+			}
 			p = c
 		default:
 			p = newMicroEx(micro, x, j)

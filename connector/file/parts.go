@@ -181,6 +181,21 @@ func (p *PartsOutput[T]) Recover(n uint64) error {
 			}
 		}
 	}
+	// A restart from an older checkpoint takes back what came after it.
+	ents, err := os.ReadDir(p.dir)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("file: %w", err)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		s, ok := strings.CutPrefix(name, partName)
+		m, perr := strconv.ParseUint(s, 10, 64)
+		if ok && (name == finalName || perr == nil && m > n) {
+			if err := os.Remove(filepath.Join(p.dir, name)); err != nil {
+				return fmt.Errorf("file: %w", err)
+			}
+		}
+	}
 	return p.commit(func(m uint64) bool { return m <= n })
 }
 

@@ -61,6 +61,10 @@ type Config struct {
 	// starts. Processes of one job that share an origin (the Unix epoch,
 	// say) agree on epoch boundaries whenever each of them starts.
 	Origin time.Time
+	// FirstEpoch is the number of the first epoch (after Origin, if set,
+	// the epochs before FirstEpoch are skipped): a job restored from a
+	// checkpoint goes on numbering after it.
+	FirstEpoch progress.Epoch
 	// OnEpoch, if set, is called (from a runtime goroutine) when an epoch has
 	// ended at every terminal task.
 	OnEpoch func(EpochStats)
@@ -234,6 +238,15 @@ func (r *Runtime) Run(ctx context.Context) error {
 	return r.err
 }
 
+// wallEpoch is the time-based epoch the clock is in.
+func (r *Runtime) wallEpoch() progress.Epoch {
+	e := progress.Epoch(time.Since(r.start) / r.cfg.Interval)
+	if r.cfg.Origin.IsZero() {
+		e += r.cfg.FirstEpoch
+	}
+	return e
+}
+
 var errStopped = errors.New("runtime: stopped")
 
 // ErrEndOfInput is what SourceTask.Poll returns once its input has ended.
@@ -249,7 +262,7 @@ func (r *Runtime) runSource(s *sourceSpec) error {
 
 func (r *Runtime) pollSource(s *sourceSpec) error {
 	terminal := s.terminal
-	var epoch progress.Epoch
+	epoch := r.cfg.FirstEpoch
 	count := 0
 	idle := 0
 	// mark ends every epoch up to and including last.
@@ -296,7 +309,7 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 					return err
 				}
 			}
-		} else if wall := progress.Epoch(time.Since(r.start) / r.cfg.Interval); wall > epoch {
+		} else if wall := r.wallEpoch(); wall > epoch {
 			// One marker ends every epoch the clock has passed: a source
 			// that fell behind catches up instead of sending empty epochs.
 			if err := mark(wall-1, false); err != nil {
