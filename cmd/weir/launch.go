@@ -106,10 +106,14 @@ func launch(n int, args []string) error {
 		if i == 0 {
 			outPrefix = ""
 		}
+		// Wait closes the pipes: it must follow the last read of them.
+		var copied sync.WaitGroup
+		copied.Add(2)
 		wg.Add(2)
-		go copyLines(&wg, &mu, os.Stdout, stdout, outPrefix)
-		go copyLines(&wg, &mu, os.Stderr, stderr, prefix)
+		go copyLines(&copied, &wg, &mu, os.Stdout, stdout, outPrefix)
+		go copyLines(&copied, &wg, &mu, os.Stderr, stderr, prefix)
 		go func() {
+			copied.Wait()
 			err := c.Wait()
 			ended[i].Store(true)
 			exits <- exit{i, err}
@@ -175,8 +179,9 @@ func stopAll(procs []*exec.Cmd, ended []atomic.Bool) {
 	}()
 }
 
-func copyLines(wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Reader, prefix string) {
+func copyLines(copied, wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Reader, prefix string) {
 	defer wg.Done()
+	defer copied.Done()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -184,4 +189,5 @@ func copyLines(wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Reader, pre
 		fmt.Fprintf(w, "%s%s\n", prefix, sc.Bytes())
 		mu.Unlock()
 	}
+	io.Copy(io.Discard, r) // a line too long to scan: keep the process from blocking
 }
