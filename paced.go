@@ -102,4 +102,14 @@ func (p *pacedReader[T]) Read() ([]T, error) {
 	return b, nil
 }
 
+// SeekSplits implements Rescalable if the inner reader does.
+func (p *pacedReader[T]) SeekSplits(pos [][]byte) error {
+	s, ok := p.r.(Rescalable)
+	if !ok {
+		return fmt.Errorf("weir: the reader %T cannot resume a run with another parallelism: it does not implement weir.Rescalable", p.r)
+	}
+	p.rest, p.inner, p.out = nil, 0, 0
+	return s.SeekSplits(pos)
+}
+
 func (p *pacedReader[T]) Close() error { return p.r.Close() }
