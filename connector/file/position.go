@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/bin"
 )
 
 // A reader implements weir.Seekable. A position says where the next line
@@ -151,61 +152,8 @@ func (r *reader[T]) Position(used int) ([]byte, error) {
 	return b, nil
 }
 
-// errTruncated reports a position that ends early or has a malformed
-// varint.
-var errTruncated = errors.New("truncated or corrupt")
-
 // posDecoder reads the fields of a position; the first error sticks.
-type posDecoder struct {
-	b   []byte
-	err error
-}
-
-// fail records that the position ends early, unless an error came first.
-func (d *posDecoder) fail() {
-	if d.err == nil {
-		d.err = errTruncated
-	}
-}
-
-func (d *posDecoder) byte() byte {
-	if d.err != nil || len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *posDecoder) uint64() uint64 {
-	if d.err != nil || len(d.b) < 8 {
-		d.fail()
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *posDecoder) uvarint() uint64 {
-	v, k := binary.Uvarint(d.b)
-	if d.err != nil || k <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[k:]
-	return v
-}
-
-// int returns a uvarint that must be below limit (and fit an int64).
-func (d *posDecoder) int(limit int64) int64 {
-	v := d.uvarint()
-	if d.err == nil && v >= uint64(limit) {
-		d.err = fmt.Errorf("corrupt: %d where at most %d fits", v, limit-1)
-	}
-	return int64(v)
-}
+type posDecoder = bin.Decoder
 
 // filePos is a decoded position.
 type filePos struct {
@@ -228,26 +176,26 @@ func (r *reader[T]) decodePos(pos []byte, inst func(inst, par uint64) error) (fi
 		return p, fmt.Errorf("position format %d, want %d or %d", pos[0], posFormat, posSplitFormat)
 	}
 	ps := &r.pos
-	d := posDecoder{b: pos[1:]}
-	p.inst, p.par = d.uvarint(), d.uvarint()
-	if d.err == nil {
+	d := posDecoder{B: pos[1:]}
+	p.inst, p.par = d.Uvarint(), d.Uvarint()
+	if d.Err == nil {
 		if err := inst(p.inst, p.par); err != nil {
 			return p, err
 		}
 	}
-	if n := d.uvarint(); d.err == nil && n != uint64(len(r.paths)) {
+	if n := d.Uvarint(); d.Err == nil && n != uint64(len(r.paths)) {
 		return p, fmt.Errorf("position taken on %d files, the source has %d", n, len(r.paths))
 	}
-	fp := d.uint64()
+	fp := d.Uint64()
 	limit := int64(len(r.paths)) + 1 // format 1: one segment per file at most
 	if p.format == posSplitFormat {
 		limit = int64(len(pos))
 	}
-	nsegs := d.int(limit)
+	nsegs := d.Int(limit)
 	for range nsegs {
-		k := d.int(int64(len(r.paths)))
-		size := d.int(1 << 62)
-		if d.err != nil {
+		k := d.Int(int64(len(r.paths)))
+		size := d.Int(1 << 62)
+		if d.Err != nil {
 			break
 		}
 		if size != ps.sizes[k] {
@@ -255,26 +203,26 @@ func (r *reader[T]) decodePos(pos []byte, inst func(inst, par uint64) error) (fi
 		}
 		sg := segment{file: int(k)}
 		if p.format == posSplitFormat {
-			sg.lo, sg.hi = d.int(size+1), d.int(size+1)
-			if n := len(p.segs); d.err == nil && (sg.lo >= sg.hi || n > 0 && (p.segs[n-1].file > sg.file || p.segs[n-1].file == sg.file && p.segs[n-1].hi > sg.lo)) {
+			sg.lo, sg.hi = d.Int(size+1), d.Int(size+1)
+			if n := len(p.segs); d.Err == nil && (sg.lo >= sg.hi || n > 0 && (p.segs[n-1].file > sg.file || p.segs[n-1].file == sg.file && p.segs[n-1].hi > sg.lo)) {
 				return p, fmt.Errorf("position has a segment [%d, %d) of %s out of order or empty", sg.lo, sg.hi, r.paths[k])
 			}
 		}
 		p.segs = append(p.segs, sg)
 	}
-	if d.err == nil && fp != ps.fp {
+	if d.Err == nil && fp != ps.fp {
 		return p, errors.New("the files differ from those the position was taken on: a path, or the size of a file this reader does not read, changed")
 	}
-	p.seg = int(d.int(int64(len(p.segs)) + 1))
-	begun := d.byte()
+	p.seg = int(d.Int(int64(len(p.segs)) + 1))
+	begun := d.Byte()
 	if begun == 1 {
-		p.start, p.lines, p.off = d.int(1<<62), d.int(1<<62), d.int(1<<62)
+		p.start, p.lines, p.off = d.Int(1<<62), d.Int(1<<62), d.Int(1<<62)
 	}
 	switch {
-	case d.err != nil:
-		return p, fmt.Errorf("position of %d bytes is %w", len(pos), d.err)
-	case len(d.b) != 0:
-		return p, fmt.Errorf("position has %d bytes too many", len(d.b))
+	case d.Err != nil:
+		return p, fmt.Errorf("position of %d bytes is %w", len(pos), d.Err)
+	case len(d.B) != 0:
+		return p, fmt.Errorf("position has %d bytes too many", len(d.B))
 	case begun > 1 || begun == 1 && p.seg == len(p.segs):
 		return p, fmt.Errorf("position has a corrupt state %d in segment %d of %d", begun, p.seg, len(p.segs))
 	}

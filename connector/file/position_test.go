@@ -228,16 +228,16 @@ func TestSeekBadPositions(t *testing.T) {
 	good, _ := s.Position(2)
 	r.Close()
 	// The fields of good, to build others from.
-	d := posDecoder{b: good[1:]}
-	inst, par, nfiles, fp, nread := d.uvarint(), d.uvarint(), d.uvarint(), d.uint64(), d.uvarint()
+	d := posDecoder{B: good[1:]}
+	inst, par, nfiles, fp, nread := d.Uvarint(), d.Uvarint(), d.Uvarint(), d.Uint64(), d.Uvarint()
 	var read []uint64
 	for range 2 * nread {
-		read = append(read, d.uvarint())
+		read = append(read, d.Uvarint())
 	}
-	seg, _ := d.uvarint(), d.byte()
-	start, lines, off := d.uvarint(), d.uvarint(), d.uvarint()
-	if d.err != nil || len(d.b) != 0 || nread != 1 || read[0] != 1 || seg != 0 {
-		t.Fatalf("position %x: %v, %d bytes left, files read %v, segment %d", good, d.err, len(d.b), read, seg)
+	seg, _ := d.Uvarint(), d.Byte()
+	start, lines, off := d.Uvarint(), d.Uvarint(), d.Uvarint()
+	if d.Err != nil || len(d.B) != 0 || nread != 1 || read[0] != 1 || seg != 0 {
+		t.Fatalf("position %x: %v, %d bytes left, files read %v, segment %d", good, d.Err, len(d.B), read, seg)
 	}
 	at := func(seg uint64, begun byte, vals ...uint64) []byte {
 		b := []byte{posFormat}

@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"math"
 	"time"
+
+	"github.com/weirstream/weir/internal/bin"
 )
 
 // A reader implements weir.Seekable. Records are a function of their
@@ -76,62 +78,8 @@ func (r *reader[T]) Position(used int) ([]byte, error) {
 	return b, nil
 }
 
-// errTruncated reports a position that ends early or has a malformed
-// varint.
-var errTruncated = errors.New("truncated or corrupt")
-
 // posDecoder reads the fields of a position; the first error sticks.
-type posDecoder struct {
-	b   []byte
-	err error
-}
-
-// fail records that the position ends early, unless an error came first.
-func (d *posDecoder) fail() {
-	if d.err == nil {
-		d.err = errTruncated
-	}
-}
-
-func (d *posDecoder) byte() byte {
-	if d.err != nil || len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *posDecoder) uint64() uint64 {
-	if d.err != nil || len(d.b) < 8 {
-		d.fail()
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *posDecoder) uvarint() uint64 {
-	v, k := binary.Uvarint(d.b)
-	if d.err != nil || k <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[k:]
-	return v
-}
-
-func (d *posDecoder) varint() int64 {
-	v, k := binary.Varint(d.b)
-	if d.err != nil || k <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[k:]
-	return v
-}
+type posDecoder = bin.Decoder
 
 // position is a decoded position.
 type position struct {
@@ -154,30 +102,30 @@ func (s *schedule) decode(pos []byte) (position, error) {
 	if p.format = pos[0]; p.format != posFormat && p.format != posSplitFormat {
 		return p, fmt.Errorf("position format %d, want %d or %d", pos[0], posFormat, posSplitFormat)
 	}
-	d := posDecoder{b: pos[1:]}
-	kind, config := d.byte(), d.uint64()
-	p.inst, p.par = d.uvarint(), d.uvarint()
+	d := posDecoder{B: pos[1:]}
+	kind, config := d.Byte(), d.Uint64()
+	p.inst, p.par = d.Uvarint(), d.Uvarint()
 	if p.format == posFormat {
-		p.k = d.uvarint()
+		p.k = d.Uvarint()
 	}
-	p.t0, p.spent = d.varint(), d.uvarint()
+	p.t0, p.spent = d.Varint(), d.Uvarint()
 	if p.format == posSplitFormat {
-		if p.mod = d.uvarint(); d.err == nil {
+		if p.mod = d.Uvarint(); d.Err == nil {
 			if err := checkClasses(p.inst, p.par, p.mod); err != nil {
 				return p, err
 			}
 		}
 		for range p.mod / max(p.par, 1) {
-			if p.next = append(p.next, d.uvarint()); d.err != nil {
+			if p.next = append(p.next, d.Uvarint()); d.Err != nil {
 				break
 			}
 		}
 	}
 	switch {
-	case d.err != nil:
-		return p, fmt.Errorf("position of %d bytes is %w", len(pos), d.err)
-	case len(d.b) != 0:
-		return p, fmt.Errorf("position has %d bytes too many", len(d.b))
+	case d.Err != nil:
+		return p, fmt.Errorf("position of %d bytes is %w", len(pos), d.Err)
+	case len(d.B) != 0:
+		return p, fmt.Errorf("position has %d bytes too many", len(d.B))
 	case kind != s.kind:
 		name := kindNames[kind]
 		if name == "" {

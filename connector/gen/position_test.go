@@ -201,14 +201,14 @@ func TestSeekDuration(t *testing.T) {
 		if err := s3.Seek(mid); err != nil {
 			t.Fatal(err)
 		}
-		dec := posDecoder{b: mid[10:]}
-		dec.uvarint()
-		dec.uvarint()
-		dec.uvarint()
-		dec.varint()
-		left := src.Duration - time.Duration(dec.uvarint())
-		if dec.err != nil || left <= 0 || left > src.Duration/2 {
-			t.Fatalf("rate %v: position in the middle %x leaves %v of %v (%v)", rate, mid, left, src.Duration, dec.err)
+		dec := posDecoder{B: mid[10:]}
+		dec.Uvarint()
+		dec.Uvarint()
+		dec.Uvarint()
+		dec.Varint()
+		left := src.Duration - time.Duration(dec.Uvarint())
+		if dec.Err != nil || left <= 0 || left > src.Duration/2 {
+			t.Fatalf("rate %v: position in the middle %x leaves %v of %v (%v)", rate, mid, left, src.Duration, dec.Err)
 		}
 		t0 := time.Now()
 		if n := len(readRest(t, r3)); n == 0 {
