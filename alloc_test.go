@@ -16,6 +16,7 @@ import (
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/state"
 	"github.com/weirstream/weir/internal/window"
 )
 
@@ -173,8 +174,8 @@ func TestAllocsWindowBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			if w.table.Len() != 64 || late.n != 0 {
-				t.Fatalf("%d keys, %d late records; want 64 and 0", w.table.Len(), late.n)
+			if n := w.table.(*state.Table[string, window.Set[int64]]).Len(); n != 64 || late.n != 0 {
+				t.Fatalf("%d keys, %d late records; want 64 and 0", n, late.n)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,14 @@ type Job struct {
 	epochs    int64
 	elapsed   time.Duration
 	wireBytes atomic.Int64
+	closers   []io.Closer // closed when the job ends (state stores)
+}
+
+// closeAtEnd registers c to be closed when the job ends.
+func (j *Job) closeAtEnd(c io.Closer) {
+	j.mu.Lock()
+	j.closers = append(j.closers, c)
+	j.mu.Unlock()
 }
 
 // NewJob returns an empty job.
@@ -273,6 +282,11 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	defer func() {
+		for _, c := range j.closers {
+			c.Close()
+		}
+	}()
 	start := time.Now()
 	err = rt.Run(ctx)
 	j.mu.Lock()

@@ -22,6 +22,7 @@ type jobConfig struct {
 	ordered      bool
 	cluster      *clusterConfig
 	ckpt         *ckptConfig
+	pebbleDir    string
 }
 
 func defaultJobConfig() jobConfig {

@@ -3,6 +3,8 @@ package weir
 import (
 	"reflect"
 
+	"github.com/weirstream/weir/internal/progress"
+
 	"github.com/weirstream/weir/internal/plan"
 )
 
@@ -25,12 +27,39 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 	}
 	return recordOp(k.s, "process", d, opts, func(tc taskCtx, out pusher[U]) pusher[T] {
 		h := keyHasher[K](k.s.job.stableHash())
-		table := newKeyedTable[K, S]()
+		table, err := newStore[K, S](k.s.job, tc.op, tc.inst)
+		if err != nil {
+			return &failOp[T]{err: err}
+		}
 		tc.saves(tc.op, &processState[K, S]{table: table})
 		call := func(v T, out []U) []U {
 			key := k.key(v)
 			return f(key, table.Upsert(h(key), key), v, out)
 		}
-		return &flatMapOp[T, U]{f: call, out: out, name: tc.op, sel: tc.sel}
+		op := &flatMapOp[T, U]{f: call, out: out, name: tc.op, sel: tc.sel}
+		if fl, ok := table.(flusher); ok {
+			return &flushOp[T]{pusher: op, f: fl}
+		}
+		return op
 	})
 }
+
+// flushOp writes a disk store's epoch at each marker.
+type flushOp[T any] struct {
+	pusher[T]
+	f flusher
+}
+
+func (o *flushOp[T]) mark(m progress.Marker) error {
+	if err := o.f.flush(); err != nil {
+		return err
+	}
+	return o.pusher.mark(m)
+}
+
+// failOp fails on its first batch or marker: an operator that could not be
+// made.
+type failOp[T any] struct{ err error }
+
+func (o *failOp[T]) push(*batch[T]) error       { return o.err }
+func (o *failOp[T]) mark(progress.Marker) error { return o.err }

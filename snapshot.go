@@ -7,7 +7,6 @@ import (
 	"github.com/weirstream/weir/internal/checkpoint"
 	"github.com/weirstream/weir/internal/codec"
 	"github.com/weirstream/weir/internal/partition"
-	"github.com/weirstream/weir/internal/state"
 	"github.com/weirstream/weir/internal/window"
 )
 
@@ -27,7 +26,7 @@ type keyedBlob[K comparable, V any] struct {
 }
 
 // snapshotTable encodes a state table by key group.
-func snapshotTable[K comparable, V any](t *state.Table[K, V], wm int64, op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+func snapshotTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
 	c, err := codec.For[keyedBlob[K, V]]()
 	if err != nil {
 		return out, fmt.Errorf("weir: %s: state cannot be saved: %w", op, err)
@@ -51,7 +50,7 @@ func snapshotTable[K comparable, V any](t *state.Table[K, V], wm int64, op strin
 
 // restoreTable adds the entries of blobs to t and returns the highest
 // watermark they were saved at.
-func restoreTable[K comparable, V any](t *state.Table[K, V], blobs [][]byte, each func(v *V)) (int64, error) {
+func restoreTable[K comparable, V any](t keyedStore[K, V], blobs [][]byte, each func(v *V)) (int64, error) {
 	c, err := codec.For[keyedBlob[K, V]]()
 	if err != nil {
 		return 0, err
@@ -122,7 +121,7 @@ func (t *joinTask[K, L, R, O]) restoreKeyed(blobs [][]byte) error {
 
 // processState is the per-key state of one Process instance.
 type processState[K comparable, S any] struct {
-	table *state.Table[K, S]
+	table keyedStore[K, S]
 }
 
 func (p *processState[K, S]) snapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
@@ -131,6 +130,9 @@ func (p *processState[K, S]) snapshotKeyed(op string, groups int, out []checkpoi
 
 func (p *processState[K, S]) restoreKeyed(blobs [][]byte) error {
 	_, err := restoreTable(p.table, blobs, nil)
+	if f, ok := p.table.(flusher); ok && err == nil {
+		err = f.flush()
+	}
 	return err
 }
 

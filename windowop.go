@@ -107,9 +107,14 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		w := &windowTask[K, T, A, R]{
 			spec: ws.spec, agg: agg, size: j.cfg.batchSize,
 			out: outs[0].(pusher[WindowResult[K, R]]), late: outs[1].(pusher[T]),
-			table: newKeyedTable[K, window.Set[A]](), next: math.MaxInt64,
-			wm: progress.NoWatermark, lateCount: late,
+			next: math.MaxInt64,
+			wm:   progress.NoWatermark, lateCount: late,
 		}
+		table, err := newStore[K, window.Set[A]](j, n.name, inst)
+		if err != nil {
+			return nil, err
+		}
+		w.table = table
 		if micro != nil {
 			w.micro = newMicroTask(micro, inst, microOwner[K, T, A](w), func() int64 { return w.wm })
 		}
@@ -175,7 +180,7 @@ type windowTask[K comparable, T, A, R any] struct {
 	size      int
 	out       pusher[WindowResult[K, R]]
 	late      pusher[T]
-	table     *state.Table[K, window.Set[A]]
+	table     keyedStore[K, window.Set[A]]
 	next      int64 // the watermark at which some window needs attention
 	wm        int64
 	tc        window.TumblingCache
@@ -309,6 +314,11 @@ func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
 	}
 	if w.wm >= w.next {
 		if err := w.fire(); err != nil {
+			return err
+		}
+	}
+	if f, ok := w.table.(flusher); ok {
+		if err := f.flush(); err != nil {
 			return err
 		}
 	}

@@ -114,3 +114,45 @@ func TestChaosYSB(t *testing.T) {
 		t.Errorf("no run restored a checkpoint:\n%s", log)
 	}
 }
+
+// The same for word count with its state in Pebble.
+func TestChaosWordcountPebble(t *testing.T) {
+	dir := t.TempDir()
+	var text strings.Builder
+	for i := range 150_000 {
+		fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
+	}
+	in := filepath.Join(dir, "in.txt")
+	writeFile(t, in, text.String())
+	want := wordcountCSV(text.String())
+	out := filepath.Join(dir, "words.csv")
+	log := chaos(t, 5, 1500*time.Millisecond, "run", "wordcount", "--input", in, "--out", out, "--workers", "1",
+		"--rate", "12000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s",
+		"--state", "pebble", "--state-dir", filepath.Join(dir, "state"))
+	if got := readFile(t, out); got != want {
+		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+	}
+	if !strings.Contains(log, "restoring checkpoint") {
+		t.Errorf("no run restored a checkpoint:\n%s", log)
+	}
+}
+
+// The same for YSB with its state in Pebble.
+func TestChaosYSBPebble(t *testing.T) {
+	dir := t.TempDir()
+	evs, camp := ysbInput(130_000, 23, 36_000)
+	events, campaigns := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "campaigns.csv")
+	writeLines(t, events, jsonLines(evs))
+	writeCampaigns(t, campaigns, camp)
+	want := ysbCSV(t, evs, camp)
+	out := filepath.Join(dir, "out.csv")
+	log := chaos(t, 5, 1500*time.Millisecond, "run", "ysb", "--events", events, "--campaigns", campaigns, "--out", out, "--workers", "1",
+		"--rate", "10000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s",
+		"--state", "pebble", "--state-dir", filepath.Join(dir, "state"))
+	if got := readFile(t, out); got != want {
+		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+	}
+	if !strings.Contains(log, "restoring checkpoint") {
+		t.Errorf("no run restored a checkpoint:\n%s", log)
+	}
+}

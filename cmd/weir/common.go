@@ -29,6 +29,8 @@ type jobFlags struct {
 	ckptInterval time.Duration
 	ckptKeep     int
 	fromCkpt     string
+	state        string
+	stateDir     string
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -46,6 +48,8 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "epochs between checkpoints (default: --checkpoint-interval's worth, else 10)")
 	fs.DurationVar(&f.ckptInterval, "checkpoint-interval", 0, "time between checkpoints, in whole epochs of --interval")
 	fs.IntVar(&f.ckptKeep, "checkpoint-keep", 3, "complete checkpoints to keep")
+	fs.StringVar(&f.state, "state", "memory", "where keyed state lives: memory, or pebble (on disk, under --state-dir)")
+	fs.StringVar(&f.stateDir, "state-dir", "weir-state", "directory of the pebble state")
 	fs.StringVar(&f.fromCkpt, "from-checkpoint", "", "start from the checkpoint in `DIR` (a chk-N directory), even one taken with other --workers or processes")
 }
 
@@ -61,6 +65,9 @@ func (f *jobFlags) options() []weir.JobOption {
 		opts = append(opts, weir.Ordered())
 	}
 	opts = append(opts, f.cluster.options()...)
+	if f.state == "pebble" {
+		opts = append(opts, weir.PebbleState(f.stateDir))
+	}
 	if f.fromCkpt != "" && f.ckptDir == "" {
 		f.ckptDir = filepath.Dir(f.fromCkpt)
 	}
