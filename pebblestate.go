@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -43,7 +44,8 @@ func newStore[K comparable, V any](j *Job, op string, inst int) (keyedStore[K, V
 	if j.cfg.pebbleDir == "" {
 		return newKeyedTable[K, V](), nil
 	}
-	s, err := openPebbleStore[K, V](filepath.Join(j.cfg.pebbleDir, fmt.Sprintf("%s-%d-process-%d", op, inst, j.Process())))
+	name := strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(op)
+	s, err := openPebbleStore[K, V](filepath.Join(j.cfg.pebbleDir, fmt.Sprintf("%s-%d-process-%d", name, inst, j.Process())))
 	if err != nil {
 		return nil, fmt.Errorf("weir: %s#%d: %w", op, inst, err)
 	}
