@@ -131,42 +131,35 @@ func appendSection(buf []byte, f func([]byte) []byte) []byte {
 	return buf[:at+h+n]
 }
 
-func appendInts(buf []byte, xs []int64) []byte {
+// appendNumbers appends a count and the numbers of xs as varints (zigzag
+// for signed ones); decodeNumbers reads them back, appending to xs.
+func appendNumbers[N int64 | uint64](buf []byte, xs []N) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(xs)))
 	for _, x := range xs {
-		buf = binary.AppendVarint(buf, x)
+		switch x := any(x).(type) {
+		case int64:
+			buf = binary.AppendVarint(buf, x)
+		case uint64:
+			buf = binary.AppendUvarint(buf, x)
+		}
 	}
 	return buf
 }
 
-func decodeInts(r *reader, xs []int64) []int64 {
+func decodeNumbers[N int64 | uint64](r *reader, xs []N) []N {
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		r.fail()
 		return xs
 	}
+	var zero N
+	_, signed := any(zero).(int64)
 	for range n {
-		xs = append(xs, r.varint())
-	}
-	return xs
-}
-
-func appendUints(buf []byte, xs []uint64) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(xs)))
-	for _, x := range xs {
-		buf = binary.AppendUvarint(buf, x)
-	}
-	return buf
-}
-
-func decodeUints(r *reader, xs []uint64) []uint64 {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return xs
-	}
-	for range n {
-		xs = append(xs, r.uvarint())
+		if signed {
+			xs = append(xs, N(r.varint()))
+		} else {
+			xs = append(xs, N(r.uvarint()))
+		}
 	}
 	return xs
 }
@@ -193,8 +186,8 @@ func (w *batchWire[T]) encode(buf []byte, msg any) ([]byte, error) {
 	buf = append(buf, tagBatch)
 	buf = binary.AppendVarint(buf, b.unit)
 	buf = appendSection(buf, func(buf []byte) []byte { return w.c.Append(buf, v) })
-	buf = appendInts(buf, ts)
-	return appendUints(buf, b.seq), nil
+	buf = appendNumbers(buf, ts)
+	return appendNumbers(buf, b.seq), nil
 }
 
 func (w *batchWire[T]) decode(buf []byte) (any, error) {
@@ -205,8 +198,8 @@ func (w *batchWire[T]) decode(buf []byte) (any, error) {
 	if b.v, err = w.c.Decode(r.section(), b.v[:0]); err != nil {
 		return nil, err
 	}
-	b.ts = decodeInts(r, b.ts[:0])
-	b.seq = decodeUints(r, b.seq[:0])
+	b.ts = decodeNumbers(r, b.ts[:0])
+	b.seq = decodeNumbers(r, b.seq[:0])
 	if w.timed && len(b.ts) != len(b.v) || !w.timed && len(b.ts) != 0 || len(b.seq) != 0 && len(b.seq) != len(b.v) {
 		return nil, fmt.Errorf("%w: %d records with %d times and %d sequence numbers", errWire, len(b.v), len(b.ts), len(b.seq))
 	}

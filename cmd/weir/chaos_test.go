@@ -73,86 +73,49 @@ func chaos(t *testing.T, kills int, gap time.Duration, args ...string) string {
 	return log.String()
 }
 
+// chaosJob runs a job's chaos test with state in memory and in Pebble:
+// prepare writes the input to dir and returns the job's arguments, its
+// output file and the expected output.
+func chaosJob(t *testing.T, prepare func(dir string) (args []string, out, want string)) {
+	for _, state := range []string{"memory", "pebble"} {
+		t.Run(state, func(t *testing.T) {
+			dir := t.TempDir()
+			args, out, want := prepare(dir)
+			args = append(args, "--workers", "1", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"),
+				"--checkpoint-interval", "1s", "--state", state, "--state-dir", filepath.Join(dir, "state"))
+			log := chaos(t, 5, 1500*time.Millisecond, args...)
+			if got := readFile(t, out); got != want {
+				t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+			}
+			if !strings.Contains(log, "restoring checkpoint") {
+				t.Errorf("no run restored a checkpoint:\n%s", log)
+			}
+		})
+	}
+}
+
 // Word count over 3 processes with a checkpoint every second survives
 // five SIGKILLs: the output equals the reference, nothing lost or counted
 // twice.
 func TestChaosWordcount(t *testing.T) {
-	dir := t.TempDir()
-	var text strings.Builder
-	for i := range 150_000 {
-		fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
-	}
-	in := filepath.Join(dir, "in.txt")
-	writeFile(t, in, text.String())
-	want := wordcountCSV(text.String())
-	out := filepath.Join(dir, "words.csv")
-	log := chaos(t, 5, 1500*time.Millisecond, "run", "wordcount", "--input", in, "--out", out, "--workers", "1",
-		"--rate", "12000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")
-	if got := readFile(t, out); got != want {
-		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
-	}
-	if !strings.Contains(log, "restoring checkpoint") {
-		t.Errorf("no run restored a checkpoint:\n%s", log)
-	}
+	chaosJob(t, func(dir string) ([]string, string, string) {
+		var text strings.Builder
+		for i := range 150_000 {
+			fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
+		}
+		in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "words.csv")
+		writeFile(t, in, text.String())
+		return []string{"run", "wordcount", "--input", in, "--out", out, "--rate", "12000"}, out, wordcountCSV(text.String())
+	})
 }
 
 // The same for YSB over a file of events.
 func TestChaosYSB(t *testing.T) {
-	dir := t.TempDir()
-	evs, camp := ysbInput(130_000, 21, 36_000)
-	events, campaigns := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "campaigns.csv")
-	writeLines(t, events, jsonLines(evs))
-	writeCampaigns(t, campaigns, camp)
-	want := ysbCSV(t, evs, camp)
-	out := filepath.Join(dir, "out.csv")
-	log := chaos(t, 5, 1500*time.Millisecond, "run", "ysb", "--events", events, "--campaigns", campaigns, "--out", out, "--workers", "1",
-		"--rate", "10000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")
-	if got := readFile(t, out); got != want {
-		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
-	}
-	if !strings.Contains(log, "restoring checkpoint") {
-		t.Errorf("no run restored a checkpoint:\n%s", log)
-	}
-}
-
-// The same for word count with its state in Pebble.
-func TestChaosWordcountPebble(t *testing.T) {
-	dir := t.TempDir()
-	var text strings.Builder
-	for i := range 150_000 {
-		fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
-	}
-	in := filepath.Join(dir, "in.txt")
-	writeFile(t, in, text.String())
-	want := wordcountCSV(text.String())
-	out := filepath.Join(dir, "words.csv")
-	log := chaos(t, 5, 1500*time.Millisecond, "run", "wordcount", "--input", in, "--out", out, "--workers", "1",
-		"--rate", "12000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s",
-		"--state", "pebble", "--state-dir", filepath.Join(dir, "state"))
-	if got := readFile(t, out); got != want {
-		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
-	}
-	if !strings.Contains(log, "restoring checkpoint") {
-		t.Errorf("no run restored a checkpoint:\n%s", log)
-	}
-}
-
-// The same for YSB with its state in Pebble.
-func TestChaosYSBPebble(t *testing.T) {
-	dir := t.TempDir()
-	evs, camp := ysbInput(130_000, 23, 36_000)
-	events, campaigns := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "campaigns.csv")
-	writeLines(t, events, jsonLines(evs))
-	writeCampaigns(t, campaigns, camp)
-	want := ysbCSV(t, evs, camp)
-	out := filepath.Join(dir, "out.csv")
-	log := chaos(t, 5, 1500*time.Millisecond, "run", "ysb", "--events", events, "--campaigns", campaigns, "--out", out, "--workers", "1",
-		"--rate", "10000", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s",
-		"--state", "pebble", "--state-dir", filepath.Join(dir, "state"))
-	if got := readFile(t, out); got != want {
-		t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
-	}
-	if !strings.Contains(log, "restoring checkpoint") {
-		t.Errorf("no run restored a checkpoint:\n%s", log)
-	}
+	chaosJob(t, func(dir string) ([]string, string, string) {
+		evs, camp := ysbInput(130_000, 21, 36_000)
+		events, campaigns, out := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "campaigns.csv"), filepath.Join(dir, "out.csv")
+		writeLines(t, events, jsonLines(evs))
+		writeCampaigns(t, campaigns, camp)
+		return []string{"run", "ysb", "--events", events, "--campaigns", campaigns, "--out", out, "--rate", "10000"}, out, ysbCSV(t, evs, camp)
+	})
 }
