@@ -35,6 +35,9 @@ type coordinator struct {
 	// committers are this process's two-phase outputs, with the notes of
 	// the checkpoints they prepared that are not committed yet.
 	committers []*committer
+	// warnedUnshared is set once the job has warned that the other
+	// processes' parts never appear.
+	warnedUnshared bool
 }
 
 // committer commits one two-phase output's checkpoints as they complete.
@@ -237,7 +240,7 @@ func (c *coordinator) completeWaiting(waiting []uint64) error {
 		}
 	}
 	if len(done) == 0 {
-		return nil
+		return c.unshared(waiting)
 	}
 	c.mu.Lock()
 	var newest uint64
@@ -299,4 +302,41 @@ func (c *coordinator) allInstances(op string) [][]byte {
 func (c *coordinator) restoredInstance(op string, inst int) ([]byte, bool) {
 	b, ok := c.restored[blobKey{op: op, inst: inst}]
 	return b, ok
+}
+
+// unsharedAfter is how many of its parts a process writes without any
+// checkpoint completing before it says why that may be.
+const unsharedAfter = 3
+
+// unshared, called with the checkpoints this process wrote that are not
+// complete, warns once if the oldest of several is missing other
+// processes' parts (processes a checkpoint behind are normal; several
+// behind, never), which is what a directory the processes do not share
+// looks like, and keeps those that cannot complete from piling up. The
+// caller holds storeMu.
+func (c *coordinator) unshared(waiting []uint64) error {
+	if len(waiting) < unsharedAfter {
+		return nil
+	}
+	oldest := waiting[0]
+	for _, n := range waiting {
+		oldest = min(oldest, n)
+	}
+	missing, err := c.store.Missing(oldest, c.procs)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 && !c.warnedUnshared {
+		c.warnedUnshared = true
+		c.log.Warn(fmt.Sprintf("weir: no checkpoint completes: the parts of processes %v never appear in %s, although this process wrote %d checkpoints; the checkpoint directory must be shared by every process of the job (a network file system or shared volume), or the job cannot recover", missing, c.store.Dir(), len(waiting)),
+			"process", c.self, "oldest_waiting", oldest)
+	}
+	keep := c.keep + unsharedAfter
+	c.mu.Lock()
+	if len(c.waiting) > keep {
+		sort.Slice(c.waiting, func(a, b int) bool { return c.waiting[a] < c.waiting[b] })
+		c.waiting = append(c.waiting[:0], c.waiting[len(c.waiting)-keep:]...)
+	}
+	c.mu.Unlock()
+	return c.store.TrimIncomplete(keep)
 }

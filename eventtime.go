@@ -30,6 +30,7 @@ func EventTime[T any](s Stream[T], ts func(T) int64, maxOutOfOrder time.Duration
 		return &eventTimeOp[T]{f: ts, delay: delay, out: out, max: progress.NoWatermark, wm: progress.NoWatermark}
 	})
 	out.timed = true
+	out.node.params += fmt.Sprintf(", out of order by at most %dms", delay)
 	return out
 }
 

@@ -67,7 +67,11 @@ type node struct {
 	// checkpoints cannot save.
 	userState bool
 	par       int // 0: the planner decides
-	inputs    []input
+	// params are the operator's parameters and record types, and source
+	// its input's identity, for the job's identity.
+	params string
+	source string
+	inputs []input
 	// ports[i] combines the pushers of output port i's consumers.
 	ports []func(outs []any) any
 	// Exactly one of these is set, by kind.
@@ -213,6 +217,11 @@ func (j *Job) Run(ctx context.Context) error {
 		return errors.New("weir: job already ran")
 	}
 	j.ran = true
+	defer func() {
+		for _, c := range j.closers {
+			c.Close()
+		}
+	}()
 	p, err := j.plan()
 	if err != nil {
 		return err
@@ -282,16 +291,14 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 		}()
 	}
-	defer func() {
-		for _, c := range j.closers {
-			c.Close()
-		}
-	}()
 	start := time.Now()
 	err = rt.Run(ctx)
 	j.mu.Lock()
 	j.elapsed = time.Since(start)
 	j.mu.Unlock()
+	if err == nil {
+		err = j.markFinished()
+	}
 	return err
 }
 

@@ -219,6 +219,9 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := j.claimDir(store, self, procs, log); err != nil {
+		return nil, err
+	}
 	c := &coordinator{store: store, every: cfg.every, keep: cfg.keep, self: self, procs: procs,
 		groups: j.cfg.keyGroups, log: log, parts: map[uint64]*pendingPart{}, live: map[*reporter]bool{}}
 	n, ok, err := store.Latest()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime/debug"
 
 	"github.com/weirstream/weir/internal/plan"
@@ -50,6 +51,7 @@ func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] 
 		name = c.name
 	}
 	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, ports: singlePort[T]()})
+	n.params, n.source = "of "+typeList(reflect.TypeFor[T]()), identify(src)
 	n.newSource = func(tc taskCtx, outs []any) (runtime.SourceTask, error) {
 		r, err := src.Open(SourceContext{Instance: tc.inst, Parallelism: tc.par})
 		if err != nil {

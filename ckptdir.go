@@ -1,0 +1,131 @@
+package weir
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/jobid"
+)
+
+// claimDir makes the checkpoint directory this job's, before anything is
+// restored from it: it takes the process's lock of the directory (held
+// until the job ends, released by the system if the process dies), refuses
+// a directory whose job ran to its end, and records the job's identity or
+// refuses a directory written by another job. A deliberate start from a
+// chosen checkpoint (FromCheckpoint) may take over the directory of a
+// finished or another job: it says so in the log and records its own
+// identity.
+func (j *Job) claimDir(store *checkpoint.Store, self, procs int, log *slog.Logger) error {
+	cfg := j.cfg.ckpt
+	if cfg.fs == nil {
+		host, _ := os.Hostname()
+		holder := fmt.Sprintf("job %q (process %d of %d, pid %d on %s, since %s)",
+			j.name, self, procs, os.Getpid(), host, time.Now().Format(time.RFC3339))
+		lock, err := checkpoint.Lock(cfg.dir, self, holder)
+		if err != nil {
+			return fmt.Errorf("weir: checkpoint directory %s is in use: %w; wait for that job to end, or use another --checkpoint-dir", cfg.dir, err)
+		}
+		j.closeAtEnd(closerFunc(lock.Release))
+	}
+	deliberate := cfg.from != ""
+	if fin, ok, err := store.ReadMeta(checkpoint.FinishedFile); err != nil {
+		return err
+	} else if ok {
+		if !deliberate {
+			return fmt.Errorf("weir: checkpoint directory %s holds a job that ran to its end (%s); it is not resumed: remove it or use a new --checkpoint-dir to run again, or --from-checkpoint %s to start from one of its checkpoints",
+				cfg.dir, trimNL(fin), filepath.Join(cfg.dir, "chk-N"))
+		}
+		log.Warn("weir: starting from a chosen checkpoint in the directory of a finished job", "dir", cfg.dir, "from", cfg.from)
+		if self == 0 {
+			if err := store.RemoveMeta(checkpoint.FinishedFile); err != nil {
+				return err
+			}
+		}
+	}
+	id := j.identity()
+	if cfg.from != "" {
+		if err := j.compareFrom(id, filepath.Dir(cfg.from), store, log); err != nil {
+			return err
+		}
+	}
+	rec, ok, err := store.ReadMeta(checkpoint.JobFile)
+	if err != nil {
+		return err
+	}
+	if ok {
+		theirs, err := jobid.Decode(rec)
+		if err != nil {
+			return fmt.Errorf("weir: %s: %w", filepath.Join(cfg.dir, checkpoint.JobFile), err)
+		}
+		d, differ := jobid.Compare(id, theirs)
+		if !differ {
+			return nil
+		}
+		if !deliberate {
+			return fmt.Errorf("weir: checkpoint directory %s belongs to another job: %s (this job, then the one that wrote %s); use a new --checkpoint-dir, or --from-checkpoint %s to start from one of its checkpoints deliberately",
+				cfg.dir, d, checkpoint.JobFile, filepath.Join(cfg.dir, "chk-N"))
+		}
+		log.Warn("weir: the checkpoint directory was written by another job; this job takes it over", "dir", cfg.dir, "differs", d.String())
+	} else if n, err := store.Count(); err != nil {
+		return err
+	} else if n > 0 {
+		log.Warn("weir: the checkpoint directory records no job; taking it over", "dir", cfg.dir, "checkpoints", n)
+	}
+	if self != 0 {
+		return nil
+	}
+	return store.WriteMeta(checkpoint.JobFile, jobid.Encode(id))
+}
+
+// compareFrom warns about what differs between this job and the one that
+// took the checkpoints in dir, which the job starts from deliberately.
+func (j *Job) compareFrom(id jobid.Identity, dir string, own *checkpoint.Store, log *slog.Logger) error {
+	if filepath.Clean(dir) == own.Dir() {
+		return nil // compared with the directory's record next
+	}
+	fs := j.cfg.ckpt.fs
+	if fs == nil {
+		fs = checkpoint.OSFS()
+	}
+	from, err := checkpoint.Open(fs, dir, log)
+	if err != nil {
+		return err
+	}
+	rec, ok, err := from.ReadMeta(checkpoint.JobFile)
+	if err != nil || !ok {
+		return err
+	}
+	theirs, err := jobid.Decode(rec)
+	if err != nil {
+		return fmt.Errorf("weir: %s: %w", filepath.Join(dir, checkpoint.JobFile), err)
+	}
+	if d, differ := jobid.Compare(id, theirs); differ {
+		log.Warn("weir: starting from a checkpoint of another job", "from", j.cfg.ckpt.from, "differs", d.String())
+	}
+	return nil
+}
+
+// markFinished records that the job ran to its end, so that its directory
+// is not resumed.
+func (j *Job) markFinished() error {
+	if j.coord == nil || j.Process() != 0 {
+		return nil
+	}
+	return j.coord.store.WriteMeta(checkpoint.FinishedFile, []byte(fmt.Sprintf("job %q finished at %s\n", j.name, time.Now().Format(time.RFC3339))))
+}
+
+func trimNL(b []byte) string {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
+
+// closerFunc is a function that closes something.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }

@@ -1,0 +1,91 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+)
+
+// The files a checkpoint directory holds besides its checkpoints: what
+// job writes there, and whether that job ran to its end.
+const (
+	JobFile      = "JOB"
+	FinishedFile = "FINISHED"
+)
+
+// ReadMeta returns the contents of the directory's file name (JobFile,
+// FinishedFile), and false if there is none.
+func (s *Store) ReadMeta(name string) ([]byte, bool, error) {
+	b, err := s.fs.ReadFile(filepath.Join(s.dir, name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("checkpoint: read %s: %w", filepath.Join(s.dir, name), err)
+	}
+	return b, true, nil
+}
+
+// WriteMeta makes the directory's file name hold data, atomically.
+// Processes may race to write the same bytes.
+func (s *Store) WriteMeta(name string, data []byte) error {
+	if err := s.writeAtomic(s.dir, name, data); err != nil {
+		return fmt.Errorf("checkpoint: write %s: %w", filepath.Join(s.dir, name), err)
+	}
+	return nil
+}
+
+// RemoveMeta removes the directory's file name, if there is one.
+func (s *Store) RemoveMeta(name string) error {
+	if err := s.fs.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("checkpoint: remove %s: %w", filepath.Join(s.dir, name), err)
+	}
+	return s.fs.SyncDir(s.dir)
+}
+
+// Count returns the number of checkpoint directories, complete or not.
+func (s *Store) Count() (int, error) {
+	ns, err := s.list()
+	return len(ns), err
+}
+
+// Missing returns the processes of procs whose part of checkpoint n is
+// not in the directory.
+func (s *Store) Missing(n uint64, procs int) ([]int, error) {
+	var out []int
+	for i := range procs {
+		_, err := s.fs.ReadFile(filepath.Join(s.chkDir(n), partName(i)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			out = append(out, i)
+		case err != nil:
+			return nil, fmt.Errorf("checkpoint: read part %d of checkpoint %d: %w", i, n, err)
+		}
+	}
+	return out, nil
+}
+
+// TrimIncomplete removes the incomplete checkpoints newer than the newest
+// complete one but for the newest keep of them: checkpoints that never
+// complete (a directory that the processes do not share) do not pile up.
+func (s *Store) TrimIncomplete(keep int) error {
+	ns, err := s.list()
+	if err != nil {
+		return err
+	}
+	var incomplete []uint64
+	for _, n := range slices.Backward(ns) {
+		if _, err := s.readManifest(n); err == nil {
+			break
+		}
+		incomplete = append(incomplete, n)
+	}
+	for i := keep; i < len(incomplete); i++ {
+		if err := s.remove(incomplete[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
