@@ -13,6 +13,8 @@ import (
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/summary"
+	"github.com/weirstream/weir/internal/transport"
 )
 
 // Job is a dataflow program: build it with Source and the transformation
@@ -35,6 +37,10 @@ type Job struct {
 	elapsed   time.Duration
 	wireBytes atomic.Int64
 	closers   []io.Closer // closed when the job ends (state stores)
+	// counted are the inputs that count something for the summary;
+	// summaries, in a distributed job, exchanges the counts.
+	counted   []Counted
+	summaries *summary.Exchange
 }
 
 // closeAtEnd registers c to be closed when the job ends.
@@ -274,8 +280,12 @@ func (j *Job) Run(ctx context.Context) error {
 	j.rt = rt
 	j.mu.Unlock()
 	if net != nil {
-		// A lost peer fails the job; a job that stops closes the network,
-		// which wakes whatever waits on it.
+		// A lost peer fails the job; a job that fails aborts the network,
+		// which wakes whatever waits on it. A job that ends well has
+		// received every peer's final marker, so nothing waits on the
+		// network: it sends its final summary, waits for its peers', and
+		// closes it below.
+		j.startSummaries(net)
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
@@ -286,8 +296,8 @@ func (j *Job) Run(ctx context.Context) error {
 			case <-rt.Done():
 				if err := rt.Err(); err != nil {
 					net.Abort(err) // tell the peers why
+					net.Close()
 				}
-				net.Close()
 			}
 		}()
 	}
@@ -296,6 +306,12 @@ func (j *Job) Run(ctx context.Context) error {
 	j.mu.Lock()
 	j.elapsed = time.Since(start)
 	j.mu.Unlock()
+	if net != nil && err == nil {
+		j.summaries.Finish(finishTimeout)
+		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
+			err = cerr
+		}
+	}
 	if err == nil {
 		err = j.markFinished()
 	}
@@ -309,6 +325,7 @@ type lateCounter struct {
 
 // Metrics summarises a finished (or running) job.
 type Metrics struct {
+	// Records is the number of records the sources have read.
 	Records int64
 	// Late is the number of records that arrived after their windows'
 	// allowed lateness, over all window operators.
@@ -325,22 +342,33 @@ type Metrics struct {
 	WireBytes int64
 	// RestoredFrom is the checkpoint the job started from (0: none).
 	RestoredFrom uint64
+	// Counters are the job's counts by name: "records" and "late" (as
+	// Records and Late) and what Counted inputs count, such as
+	// "dead_letters". In a distributed job Records, Late and Counters are
+	// totals over all processes, from the summaries they exchange: once
+	// Run has returned they are final, but for the processes in Missing,
+	// whose final summary did not arrive (counted as last heard).
+	Counters  map[string]int64
+	Missing   []int
+	Processes int
 }
 
 // Metrics returns the job's figures so far.
 func (j *Job) Metrics() Metrics {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	m := Metrics{Epochs: j.epochs, Elapsed: j.elapsed, WireBytes: j.wireBytes.Load()}
+	m := Metrics{Epochs: j.epochs, Elapsed: j.elapsed, WireBytes: j.wireBytes.Load(), Processes: j.processes()}
 	if j.coord != nil {
 		m.RestoredFrom = j.coord.from
 	}
-	if j.rt != nil {
-		m.Records = j.rt.Records()
+	x := j.summaries
+	j.mu.Unlock()
+	m.Counters = j.localCounts()
+	if x != nil {
+		m.Counters, m.Missing = x.Board().Totals(j.Process(), summary.Counts(m.Counters))
 	}
-	for _, c := range j.lateCounters {
-		m.Late += c.n.Load()
-	}
+	m.Records, m.Late = m.Counters["records"], m.Counters["late"]
+	j.mu.Lock()
 	if len(j.latencies) > 0 {
 		l := append([]time.Duration(nil), j.latencies...)
 		sort.Slice(l, func(a, b int) bool { return l[a] < l[b] })

@@ -81,8 +81,8 @@ func pump(w wire, r transport.Receiver, out runtime.Outlet, from string) func(do
 // channelID names the transport channel of edge e from sender instance s
 // to receiver instance r.
 func channelID(e, s, r int) (uint32, error) {
-	if e >= 1<<12 || s >= 1<<10 || r >= 1<<10 {
-		return 0, fmt.Errorf("weir: a distributed job supports up to 4096 edges and 1024 instances per operator")
+	if e >= 1<<12-1 || s >= 1<<10 || r >= 1<<10 {
+		return 0, fmt.Errorf("weir: a distributed job supports up to 4095 edges and 1024 instances per operator")
 	}
 	return uint32(e)<<20 | uint32(s)<<10 | uint32(r), nil
 }

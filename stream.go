@@ -52,6 +52,9 @@ func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] 
 	}
 	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, ports: singlePort[T]()})
 	n.params, n.source = "of "+typeList(reflect.TypeFor[T]()), identify(src)
+	if c, ok := src.(Counted); ok {
+		j.counted = append(j.counted, c)
+	}
 	n.newSource = func(tc taskCtx, outs []any) (runtime.SourceTask, error) {
 		r, err := src.Open(SourceContext{Instance: tc.inst, Parallelism: tc.par})
 		if err != nil {

@@ -1,0 +1,96 @@
+package summary
+
+import "sync"
+
+// Board keeps the newest message of every process. It is safe for
+// concurrent use.
+type Board struct {
+	mu     sync.Mutex
+	latest []Message
+	have   []bool
+	final  []bool
+	gone   []bool
+}
+
+// NewBoard returns an empty board for procs processes.
+func NewBoard(procs int) *Board {
+	return &Board{latest: make([]Message, procs), have: make([]bool, procs), final: make([]bool, procs), gone: make([]bool, procs)}
+}
+
+// Post records m if it is newer than what the board holds of its process;
+// it reports whether it was.
+func (b *Board) Post(m Message) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if m.Process < 0 || m.Process >= len(b.latest) || b.have[m.Process] && m.Seq <= b.latest[m.Process].Seq {
+		return false
+	}
+	b.latest[m.Process], b.have[m.Process] = m, true
+	b.final[m.Process] = b.final[m.Process] || m.Final
+	return true
+}
+
+// Gone records that process p will send nothing more (its connection
+// ended).
+func (b *Board) Gone(p int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gone[p] = true
+}
+
+// Settled reports whether every process but self has sent its final
+// message or is gone.
+func (b *Board) Settled(self int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for p := range b.latest {
+		if p != self && !b.final[p] && !b.gone[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// Totals sums every counter over the processes' newest messages, with
+// own standing in for process self's; missing lists the processes whose
+// final counts are not in.
+func (b *Board) Totals(self int, own []Count) (totals map[string]int64, missing []int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	totals = map[string]int64{}
+	for p, m := range b.latest {
+		counts := m.Counts
+		if p == self {
+			counts = own
+		} else if !b.final[p] {
+			missing = append(missing, p)
+		}
+		for _, c := range counts {
+			totals[c.Name] += c.Value
+		}
+	}
+	return totals, missing
+}
+
+// Complete returns the newest checkpoint any process knows is complete.
+func (b *Board) Complete() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var n uint64
+	for _, m := range b.latest {
+		n = max(n, m.Complete)
+	}
+	return n
+}
+
+// Stopping reports whether any process was asked to stop.
+func (b *Board) Stopping() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.latest {
+		if m.Stop {
+			return true
+		}
+	}
+	return false
+}

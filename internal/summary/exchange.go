@@ -1,0 +1,121 @@
+package summary
+
+import (
+	"sync"
+	"time"
+
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// Exchange sends this process's summary to every peer and keeps theirs.
+type Exchange struct {
+	net    transport.Network
+	ch     uint32
+	board  *Board
+	local  func() Message
+	notify func(Message)
+	kick   chan struct{}
+	final  chan struct{}
+	sent   chan struct{} // closed once the final message is sent (or cannot be)
+	once   sync.Once
+}
+
+// Start starts exchanging summaries on channel ch of nw: local returns
+// this process's current message (Process and Seq are filled in), sent
+// every interval and at each Kick; notify, if not nil, is called with
+// every newer message from a peer, on that peer's receiving goroutine.
+func Start(nw transport.Network, ch uint32, every time.Duration, local func() Message, notify func(Message)) *Exchange {
+	x := &Exchange{net: nw, ch: ch, board: NewBoard(nw.Processes()), local: local, notify: notify,
+		kick: make(chan struct{}, 1), final: make(chan struct{}), sent: make(chan struct{})}
+	for p := range nw.Processes() {
+		if p != nw.Self() {
+			go x.receive(p)
+		}
+	}
+	go x.send(every)
+	return x
+}
+
+// Board returns the peers' newest messages.
+func (x *Exchange) Board() *Board { return x.board }
+
+// Kick sends this process's message now.
+func (x *Exchange) Kick() {
+	select {
+	case x.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Finish sends this process's final message and waits, at most timeout,
+// until every peer has sent its final message or is gone.
+func (x *Exchange) Finish(timeout time.Duration) {
+	x.once.Do(func() { close(x.final) })
+	deadline := time.Now().Add(timeout)
+	<-x.sent
+	for !x.board.Settled(x.net.Self()) && time.Now().Before(deadline) {
+		select {
+		case <-x.net.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func (x *Exchange) send(every time.Duration) {
+	defer close(x.sent)
+	senders := make([]transport.Sender, x.net.Processes())
+	for p := range senders {
+		if p != x.net.Self() {
+			senders[p] = x.net.Sender(x.ch, p)
+		}
+	}
+	var seq uint64
+	broadcast := func(final bool) {
+		seq++
+		m := x.local()
+		m.Process, m.Seq, m.Final = x.net.Self(), seq, final
+		for p, s := range senders {
+			if s == nil {
+				continue
+			}
+			if err := s.Send(Encode(s.Buffer(), m)); err != nil {
+				senders[p] = nil // gone or failed: the network says why
+			}
+		}
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			broadcast(false)
+		case <-x.kick:
+			broadcast(false)
+		case <-x.final:
+			broadcast(true)
+			return
+		case <-x.net.Done():
+			return
+		}
+	}
+}
+
+func (x *Exchange) receive(p int) {
+	defer x.board.Gone(p)
+	r := x.net.Receiver(x.ch, p)
+	for {
+		b, err := r.Recv()
+		if err != nil {
+			return
+		}
+		m, err := Decode(b)
+		r.Release()
+		if err != nil || m.Process != p {
+			continue // not from this exchange: ignored
+		}
+		if x.board.Post(m) && x.notify != nil {
+			x.notify(m)
+		}
+	}
+}

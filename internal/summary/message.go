@@ -1,0 +1,144 @@
+package summary
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Message is one process's summary.
+type Message struct {
+	Process int
+	// Seq numbers a process's messages, from 1; a receiver keeps the
+	// newest.
+	Seq uint64
+	// Final is set on the last message, sent when the process's part of
+	// the job has ended: its counts are final.
+	Final bool
+	// Counts are the process's counters by name, in name order.
+	Counts []Count
+	// Complete is the newest checkpoint the process knows is complete.
+	Complete uint64
+	// Stop is set once the process was asked to stop cleanly.
+	Stop bool
+}
+
+// Count is a named counter.
+type Count struct {
+	Name  string
+	Value int64
+}
+
+const (
+	magic      = 0x5753 // "WS"
+	version    = 1
+	maxCounts  = 256
+	maxNameLen = 256
+)
+
+// Encode appends m's encoding to b.
+func Encode(b []byte, m Message) []byte {
+	b = binary.BigEndian.AppendUint16(b, magic)
+	b = append(b, version)
+	var flags byte
+	if m.Final {
+		flags |= 1
+	}
+	if m.Stop {
+		flags |= 2
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(m.Process))
+	b = binary.AppendUvarint(b, m.Seq)
+	b = binary.AppendUvarint(b, m.Complete)
+	b = binary.AppendUvarint(b, uint64(len(m.Counts)))
+	for _, c := range m.Counts {
+		b = binary.AppendUvarint(b, uint64(len(c.Name)))
+		b = append(b, c.Name...)
+		b = binary.AppendVarint(b, c.Value)
+	}
+	return b
+}
+
+var errShort = errors.New("summary: message cut short")
+
+// Decode decodes a message Encode made.
+func Decode(b []byte) (Message, error) {
+	var m Message
+	if len(b) < 4 || binary.BigEndian.Uint16(b) != magic {
+		return m, errors.New("summary: not a summary message")
+	}
+	if b[2] != version {
+		return m, fmt.Errorf("summary: version %d, want %d", b[2], version)
+	}
+	if b[3]&^3 != 0 {
+		return m, fmt.Errorf("summary: unknown flags %#x", b[3])
+	}
+	m.Final, m.Stop = b[3]&1 != 0, b[3]&2 != 0
+	b = b[4:]
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	p := uv()
+	m.Seq = uv()
+	m.Complete = uv()
+	n := uv()
+	if b == nil {
+		return Message{}, errShort
+	}
+	if p > 1<<16 {
+		return Message{}, fmt.Errorf("summary: process %d out of range", p)
+	}
+	m.Process = int(p)
+	if n > maxCounts {
+		return Message{}, fmt.Errorf("summary: %d counters, at most %d", n, maxCounts)
+	}
+	for range n {
+		l := uv()
+		if b == nil || l > maxNameLen || l > uint64(len(b)) {
+			return Message{}, errShort
+		}
+		name := string(b[:l])
+		b = b[l:]
+		v, k := binary.Varint(b)
+		if k <= 0 {
+			return Message{}, errShort
+		}
+		b = b[k:]
+		m.Counts = append(m.Counts, Count{Name: name, Value: v})
+	}
+	if len(b) != 0 {
+		return Message{}, fmt.Errorf("summary: %d bytes after the message", len(b))
+	}
+	if !slices.IsSortedFunc(m.Counts, func(a, b Count) int { return cmpName(a.Name, b.Name) }) {
+		return Message{}, errors.New("summary: counters out of order")
+	}
+	return m, nil
+}
+
+func cmpName(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Counts turns a map of counters into the sorted list a message holds.
+func Counts(m map[string]int64) []Count {
+	out := make([]Count, 0, len(m))
+	for k, v := range m {
+		out = append(out, Count{Name: k, Value: v})
+	}
+	slices.SortFunc(out, func(a, b Count) int { return cmpName(a.Name, b.Name) })
+	return out
+}

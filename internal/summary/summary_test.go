@@ -1,0 +1,95 @@
+package summary
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir/internal/transport"
+)
+
+func TestEncodeDecode(t *testing.T) {
+	ms := []Message{
+		{},
+		{Process: 3, Seq: 9, Final: true, Stop: true, Complete: 42, Counts: Counts(map[string]int64{"records": 1 << 40, "late": -1, "dead_letters": 7})},
+	}
+	for _, m := range ms {
+		got, err := Decode(Encode(nil, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Counts) == 0 {
+			m.Counts = nil
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("round trip: %+v, want %+v", got, m)
+		}
+	}
+	good := Encode(nil, ms[1])
+	for i := range good {
+		if _, err := Decode(good[:i]); err == nil {
+			t.Errorf("a message cut to %d bytes decoded", i)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(Encode(nil, Message{Process: 1, Seq: 2, Counts: []Count{{"a", 1}, {"b", -2}}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Decode(b)
+		if err != nil {
+			return
+		}
+		again, err := Decode(Encode(nil, m))
+		if err != nil || !reflect.DeepEqual(again, m) {
+			t.Fatalf("re-decode: %+v, %v; want %+v", again, err, m)
+		}
+	})
+}
+
+func TestBoard(t *testing.T) {
+	b := NewBoard(3)
+	b.Post(Message{Process: 1, Seq: 2, Counts: []Count{{"records", 10}}})
+	if b.Post(Message{Process: 1, Seq: 1, Counts: []Count{{"records", 5}}}) {
+		t.Error("an older message replaced a newer one")
+	}
+	b.Post(Message{Process: 2, Seq: 1, Final: true, Complete: 4, Counts: []Count{{"records", 7}, {"late", 1}}})
+	tot, missing := b.Totals(0, []Count{{"records", 100}})
+	if tot["records"] != 117 || tot["late"] != 1 || !reflect.DeepEqual(missing, []int{1}) {
+		t.Errorf("totals %v missing %v", tot, missing)
+	}
+	if b.Settled(0) {
+		t.Error("settled without process 1's final message")
+	}
+	b.Gone(1)
+	if !b.Settled(0) || b.Complete() != 4 || b.Stopping() {
+		t.Error("board after process 1 went")
+	}
+}
+
+// Three processes each count something; after Finish every one has the
+// job's totals.
+func TestExchangeTotals(t *testing.T) {
+	nets := transport.NewLocal(3)
+	var wg sync.WaitGroup
+	xs := make([]*Exchange, 3)
+	for i, nw := range nets {
+		own := []Count{{"records", int64(100 * (i + 1))}}
+		xs[i] = Start(nw, 7, 20*time.Millisecond, func() Message { return Message{Counts: own} }, nil)
+	}
+	for i := range xs {
+		wg.Add(1)
+		go func() { defer wg.Done(); xs[i].Finish(5 * time.Second) }()
+	}
+	wg.Wait()
+	for i, x := range xs {
+		tot, missing := x.Board().Totals(i, []Count{{"records", int64(100 * (i + 1))}})
+		if tot["records"] != 600 || len(missing) > 0 {
+			t.Errorf("process %d: totals %v, missing %v", i, tot, missing)
+		}
+	}
+	for _, nw := range nets {
+		nw.Close()
+	}
+}

@@ -1,0 +1,57 @@
+package weir
+
+import (
+	"time"
+
+	"github.com/weirstream/weir/internal/summary"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// summaryChannel is the transport channel of the processes' summaries;
+// channelID never makes it (edges stop short of 4095).
+const summaryChannel = 0xFFFFFFFF
+
+// Counted is an Input that counts something the job's summary reports,
+// such as the dead letters of a file source: Counters returns the counts
+// so far by name. In a distributed job the counts are summed over the
+// processes (Metrics.Counters).
+type Counted interface {
+	Counters() map[string]int64
+}
+
+// finishTimeout bounds how long a process that has ended waits for its
+// peers' final summaries.
+const finishTimeout = 10 * time.Second
+
+// startSummaries starts the exchange of summaries with the job's other
+// processes.
+func (j *Job) startSummaries(nw transport.Network) {
+	every := min(max(j.cfg.interval, 50*time.Millisecond), time.Second)
+	x := summary.Start(nw, summaryChannel, every, func() summary.Message {
+		return summary.Message{Counts: summary.Counts(j.localCounts())}
+	}, nil)
+	j.mu.Lock()
+	j.summaries = x
+	j.mu.Unlock()
+}
+
+// localCounts are this process's counters: records read, late records,
+// and what the inputs count.
+func (j *Job) localCounts() map[string]int64 {
+	c := map[string]int64{"late": 0, "records": 0}
+	j.mu.Lock()
+	rt := j.rt
+	j.mu.Unlock()
+	if rt != nil {
+		c["records"] = rt.Records()
+	}
+	for _, l := range j.lateCounters {
+		c["late"] += l.n.Load()
+	}
+	for _, in := range j.counted {
+		for k, v := range in.Counters() {
+			c[k] += v
+		}
+	}
+	return c
+}
