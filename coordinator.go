@@ -3,6 +3,7 @@ package weir
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 
@@ -36,8 +37,25 @@ type coordinator struct {
 	// the checkpoints they prepared that are not committed yet.
 	committers []*committer
 	// warnedUnshared is set once the job has warned that the other
-	// processes' parts never appear.
-	warnedUnshared bool
+	// processes' parts do not appear; unsharedSeen counts the checks in a
+	// row that found them missing; peerLast and peerPrev are the newest
+	// checkpoints each peer said it wrote, and the one before.
+	warnedUnshared     bool
+	unsharedSeen       int
+	peerLast, peerPrev map[int]uint64
+	// highest is the newest checkpoint a task of this process reported,
+	// complete the newest this process found complete; onComplete, if
+	// set, is called with each checkpoint found complete.
+	highest, complete uint64
+	onComplete        func(n uint64)
+}
+
+// progress returns the newest checkpoint a task reported and the newest
+// known complete.
+func (c *coordinator) progress() (highest, complete uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return max(c.highest, c.from), max(c.complete, c.from)
 }
 
 // committer commits one two-phase output's checkpoints as they complete.
@@ -118,6 +136,7 @@ func (c *coordinator) report(r *reporter, n uint64, epoch progress.Epoch, state 
 			Meta: map[string]string{"key_groups": fmt.Sprint(c.groups)}}, from: map[*reporter]bool{}}
 		c.parts[n] = p
 	}
+	c.highest = max(c.highest, n)
 	p.part.State = append(p.part.State, state...)
 	p.part.Sources = append(p.part.Sources, insts...)
 	p.from[r] = true
@@ -231,7 +250,13 @@ func (c *coordinator) completeWaiting(waiting []uint64) error {
 		}
 		if ok {
 			done[n] = true
+			c.mu.Lock()
+			c.complete = max(c.complete, n)
+			c.mu.Unlock()
 			c.log.Debug("weir: checkpoint complete", "checkpoint", n)
+			if c.onComplete != nil {
+				c.onComplete(n)
+			}
 			for _, cm := range c.committers {
 				if err := cm.commit(n); err != nil {
 					return err
@@ -304,34 +329,48 @@ func (c *coordinator) restoredInstance(op string, inst int) ([]byte, bool) {
 	return b, ok
 }
 
-// unsharedAfter is how many of its parts a process writes without any
-// checkpoint completing before it says why that may be.
-const unsharedAfter = 3
-
 // unshared, called with the checkpoints this process wrote that are not
-// complete, warns once if the oldest of several is missing other
-// processes' parts (processes a checkpoint behind are normal; several
-// behind, never), which is what a directory the processes do not share
-// looks like, and keeps those that cannot complete from piling up. The
-// caller holds storeMu.
+// complete, warns once if a peer said (in its summary, a while ago) that
+// it wrote its part of a checkpoint whose directory here holds this
+// process's part but not the peer's, twice in a row: the directory is not
+// shared by the processes. It then keeps the checkpoints that cannot
+// complete from piling up. The caller holds storeMu.
 func (c *coordinator) unshared(waiting []uint64) error {
-	if len(waiting) < unsharedAfter {
+	c.mu.Lock()
+	claims := map[int]uint64{}
+	for p, n := range c.peerPrev {
+		if n > 0 && slices.Contains(waiting, n) {
+			claims[p] = n
+		}
+	}
+	c.mu.Unlock()
+	var missing []int
+	var at uint64
+	for p, n := range claims {
+		ok, err := c.store.Has(n, p)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			missing, at = append(missing, p), n
+		}
+	}
+	switch {
+	case c.warnedUnshared:
+	case len(missing) == 0:
+		c.unsharedSeen = 0
+		return nil
+	case c.unsharedSeen < 1:
+		c.unsharedSeen++
 		return nil
 	}
-	oldest := waiting[0]
-	for _, n := range waiting {
-		oldest = min(oldest, n)
-	}
-	missing, err := c.store.Missing(oldest, c.procs)
-	if err != nil {
-		return err
-	}
-	if len(missing) > 0 && !c.warnedUnshared {
+	if !c.warnedUnshared {
 		c.warnedUnshared = true
-		c.log.Warn(fmt.Sprintf("weir: no checkpoint completes: the parts of processes %v never appear in %s, although this process wrote %d checkpoints; the checkpoint directory must be shared by every process of the job (a network file system or shared volume), or the job cannot recover", missing, c.store.Dir(), len(waiting)),
-			"process", c.self, "oldest_waiting", oldest)
+		sort.Ints(missing)
+		c.log.Warn(fmt.Sprintf("weir: no checkpoint can complete: processes %v wrote their parts of checkpoint %d, but %s does not hold them; the checkpoint directory must be shared by every process of the job (a network file system or shared volume), or the job cannot recover", missing, at, c.store.Dir()),
+			"process", c.self)
 	}
-	keep := c.keep + unsharedAfter
+	keep := c.keep + 1
 	c.mu.Lock()
 	if len(c.waiting) > keep {
 		sort.Slice(c.waiting, func(a, b int) bool { return c.waiting[a] < c.waiting[b] })
@@ -339,4 +378,26 @@ func (c *coordinator) unshared(waiting []uint64) error {
 	}
 	c.mu.Unlock()
 	return c.store.TrimIncomplete(keep)
+}
+
+// notePeer records the newest checkpoint process p says it wrote its
+// part of; unshared checks the one it said the time before, which has had
+// time to appear.
+func (c *coordinator) notePeer(p int, written uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.peerLast == nil {
+		c.peerLast, c.peerPrev = map[int]uint64{}, map[int]uint64{}
+	}
+	if written != c.peerLast[p] {
+		c.peerPrev[p], c.peerLast[p] = c.peerLast[p], written
+	}
+}
+
+// newestWritten returns the newest checkpoint this process wrote its part
+// of.
+func (c *coordinator) newestWritten() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.written
 }

@@ -41,6 +41,9 @@ type Job struct {
 	// summaries, in a distributed job, exchanges the counts.
 	counted   []Counted
 	summaries *summary.Exchange
+	stop      stopper
+	closeNet  func()
+	stoppedAt uint64
 }
 
 // closeAtEnd registers c to be closed when the job ends.
@@ -276,10 +279,23 @@ func (j *Job) Run(ctx context.Context) error {
 	if err := j.instantiate(p, rt, pl, net); err != nil {
 		return err
 	}
+	if j.coord != nil {
+		j.coord.onComplete = func(uint64) { j.checkStop() }
+	}
 	j.mu.Lock()
 	j.rt = rt
 	j.mu.Unlock()
+	if c := j.cfg.stopOn; c != nil {
+		go func() {
+			select {
+			case <-c:
+				j.Stop()
+			case <-rt.Done():
+			}
+		}()
+	}
 	if net != nil {
+		j.closeNet = func() { net.Close() }
 		// A lost peer fails the job; a job that fails aborts the network,
 		// which wakes whatever waits on it. A job that ends well has
 		// received every peer's final marker, so nothing waits on the
@@ -294,7 +310,7 @@ func (j *Job) Run(ctx context.Context) error {
 			case <-net.Done():
 				cancel(net.Err())
 			case <-rt.Done():
-				if err := rt.Err(); err != nil {
+				if err := rt.Err(); err != nil && !errors.Is(err, ErrStopped) {
 					net.Abort(err) // tell the peers why
 					net.Close()
 				}
@@ -306,6 +322,12 @@ func (j *Job) Run(ctx context.Context) error {
 	j.mu.Lock()
 	j.elapsed = time.Since(start)
 	j.mu.Unlock()
+	if errors.Is(err, ErrStopped) {
+		at := j.stopped()
+		j.mu.Lock()
+		j.stoppedAt = at
+		j.mu.Unlock()
+	}
 	if net != nil && err == nil {
 		j.summaries.Finish(finishTimeout)
 		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
@@ -351,6 +373,9 @@ type Metrics struct {
 	Counters  map[string]int64
 	Missing   []int
 	Processes int
+	// StoppedAt is the checkpoint a job stopped cleanly at (Run returned
+	// ErrStopped), from which the next run resumes.
+	StoppedAt uint64
 }
 
 // Metrics returns the job's figures so far.
@@ -361,6 +386,7 @@ func (j *Job) Metrics() Metrics {
 	if j.coord != nil {
 		m.RestoredFrom = j.coord.from
 	}
+	m.StoppedAt = j.stoppedAt
 	x := j.summaries
 	j.mu.Unlock()
 	m.Counters = j.localCounts()

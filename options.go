@@ -23,6 +23,7 @@ type jobConfig struct {
 	cluster      *clusterConfig
 	ckpt         *ckptConfig
 	pebbleDir    string
+	stopOn       <-chan struct{}
 }
 
 func defaultJobConfig() jobConfig {

@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/weirstream/weir/internal/summary"
@@ -26,10 +27,21 @@ const finishTimeout = 10 * time.Second
 // startSummaries starts the exchange of summaries with the job's other
 // processes.
 func (j *Job) startSummaries(nw transport.Network) {
-	every := min(max(j.cfg.interval, 50*time.Millisecond), time.Second)
+	every := min(max(j.cfg.interval/2, 50*time.Millisecond), 500*time.Millisecond)
 	x := summary.Start(nw, summaryChannel, every, func() summary.Message {
-		return summary.Message{Counts: summary.Counts(j.localCounts())}
-	}, nil)
+		m := summary.Message{Counts: summary.Counts(j.localCounts())}
+		if j.coord != nil {
+			_, m.Complete = j.coord.progress()
+			m.Written = j.coord.newestWritten()
+		}
+		j.stopMessage(&m)
+		return m
+	}, func(m summary.Message) {
+		if j.coord != nil {
+			j.coord.notePeer(m.Process, m.Written)
+		}
+		j.checkStop()
+	})
 	j.mu.Lock()
 	j.summaries = x
 	j.mu.Unlock()
@@ -54,4 +66,12 @@ func (j *Job) localCounts() map[string]int64 {
 		}
 	}
 	return c
+}
+
+// logger is where the job logs.
+func (j *Job) logger() *slog.Logger {
+	if j.cfg.logger != nil {
+		return j.cfg.logger
+	}
+	return slog.Default()
 }

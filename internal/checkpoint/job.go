@@ -51,20 +51,22 @@ func (s *Store) Count() (int, error) {
 	return len(ns), err
 }
 
-// Missing returns the processes of procs whose part of checkpoint n is
-// not in the directory.
-func (s *Store) Missing(n uint64, procs int) ([]int, error) {
-	var out []int
-	for i := range procs {
-		_, err := s.fs.ReadFile(filepath.Join(s.chkDir(n), partName(i)))
+// Has reports whether process's part of checkpoint n is in the
+// directory, or the checkpoint is complete (or removed, having been).
+func (s *Store) Has(n uint64, process int) (bool, error) {
+	for _, name := range []string{manifestName, partName(process)} {
+		_, err := s.fs.ReadFile(filepath.Join(s.chkDir(n), name))
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			out = append(out, i)
-		case err != nil:
-			return nil, fmt.Errorf("checkpoint: read part %d of checkpoint %d: %w", i, n, err)
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return false, fmt.Errorf("checkpoint: read %s of checkpoint %d: %w", name, n, err)
 		}
 	}
-	return out, nil
+	if es, err := s.fs.ReadDir(s.chkDir(n)); errors.Is(err, fs.ErrNotExist) || err == nil && len(es) == 0 {
+		return true, nil // pruned: it was there
+	}
+	return false, nil
 }
 
 // TrimIncomplete removes the incomplete checkpoints newer than the newest

@@ -189,6 +189,10 @@ func (r *Runtime) fail(err error) {
 	r.once.Do(func() { close(r.done) })
 }
 
+// Stop stops the runtime as an error would: Run returns cause (unless an
+// error came first).
+func (r *Runtime) Stop(cause error) { r.fail(cause) }
+
 // Run starts every task and waits until all have finished or one failed.
 func (r *Runtime) Run(ctx context.Context) error {
 	r.start = time.Now()

@@ -94,3 +94,23 @@ func (b *Board) Stopping() bool {
 	}
 	return false
 }
+
+// StopAt returns the highest checkpoint the processes but self propose to
+// stop at, and whether every one of them has proposed (a process that is
+// gone counts as having agreed).
+func (b *Board) StopAt(self int) (uint64, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var at uint64
+	all := true
+	for p, m := range b.latest {
+		if p == self {
+			continue
+		}
+		if !m.Stop && !b.gone[p] {
+			all = false
+		}
+		at = max(at, m.StopAt)
+	}
+	return at, all
+}

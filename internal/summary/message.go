@@ -18,10 +18,14 @@ type Message struct {
 	Final bool
 	// Counts are the process's counters by name, in name order.
 	Counts []Count
-	// Complete is the newest checkpoint the process knows is complete.
-	Complete uint64
-	// Stop is set once the process was asked to stop cleanly.
-	Stop bool
+	// Complete is the newest checkpoint the process knows is complete;
+	// Written is the newest checkpoint it wrote its part of.
+	Complete, Written uint64
+	// Stop is set once the process was asked to stop cleanly; StopAt is
+	// then the checkpoint it proposes to stop at (0 in a job without
+	// checkpoints).
+	Stop   bool
+	StopAt uint64
 }
 
 // Count is a named counter.
@@ -52,6 +56,8 @@ func Encode(b []byte, m Message) []byte {
 	b = binary.AppendUvarint(b, uint64(m.Process))
 	b = binary.AppendUvarint(b, m.Seq)
 	b = binary.AppendUvarint(b, m.Complete)
+	b = binary.AppendUvarint(b, m.Written)
+	b = binary.AppendUvarint(b, m.StopAt)
 	b = binary.AppendUvarint(b, uint64(len(m.Counts)))
 	for _, c := range m.Counts {
 		b = binary.AppendUvarint(b, uint64(len(c.Name)))
@@ -89,6 +95,8 @@ func Decode(b []byte) (Message, error) {
 	p := uv()
 	m.Seq = uv()
 	m.Complete = uv()
+	m.Written = uv()
+	m.StopAt = uv()
 	n := uv()
 	if b == nil {
 		return Message{}, errShort
