@@ -39,10 +39,28 @@ Each process's pid is printed on standard error when it starts.
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n < 1 {
-				return fmt.Errorf("-n must be at least 1")
+				return fmt.Errorf("-n %d: must be at least 1", n)
 			}
+			if restarts < 0 {
+				return fmt.Errorf("--restart %d: must be at least 0", restarts)
+			}
+			// Stopping launch stops the job, and nothing starts it again:
+			// the first signal asks every process to stop cleanly, a
+			// second kills them.
+			sig := make(chan os.Signal, 2)
+			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sig)
+			st := &launchStop{}
+			go st.watch(sig)
 			for attempt := 0; ; attempt++ {
-				err := launch(n, args)
+				err := launch(n, args, st)
+				if st.stopping() {
+					if err != nil {
+						return fmt.Errorf("stopped by a signal: %w", err)
+					}
+					fmt.Fprintln(os.Stderr, "weir launch: stopped by a signal; not starting the job again")
+					return nil
+				}
 				if err == nil || attempt >= restarts {
 					return err
 				}
@@ -55,7 +73,7 @@ Each process's pid is printed on standard error when it starts.
 	return cmd
 }
 
-func launch(n int, args []string) error {
+func launch(n int, args []string, st *launchStop) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -93,6 +111,10 @@ func launch(n int, args []string) error {
 		if err != nil {
 			return err
 		}
+		if st.stopping() {
+			stopAll(procs, ended)
+			return nil
+		}
 		if err := c.Start(); err != nil {
 			stopAll(procs, ended)
 			return fmt.Errorf("process %d: %w", i, err)
@@ -119,21 +141,16 @@ func launch(n int, args []string) error {
 			exits <- exit{i, err}
 		}()
 	}
-	// Stopping launch stops the job.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		if _, ok := <-sig; ok {
-			stopAll(procs, ended)
-		}
-	}()
+	st.attach(procs, ended)
+	defer st.detach()
 	var first error
 	for range n {
 		e := <-exits
 		if e.err != nil && first == nil {
 			first = fmt.Errorf("process %d: %w", e.i, e.err)
-			stopAll(procs, ended)
+			if !st.stopping() {
+				stopAll(procs, ended)
+			}
 		}
 	}
 	wg.Wait()
@@ -190,4 +207,65 @@ func copyLines(copied, wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Rea
 		mu.Unlock()
 	}
 	io.Copy(io.Discard, r) // a line too long to scan: keep the process from blocking
+}
+
+// launchStop is what a signal to launch does to the processes of the
+// current attempt.
+type launchStop struct {
+	mu      sync.Mutex
+	signals int
+	procs   []*exec.Cmd
+	ended   []atomic.Bool
+}
+
+func (s *launchStop) stopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.signals > 0
+}
+
+// watch forwards the first signal to the processes as SIGTERM (a clean
+// stop: each takes a final checkpoint if it has checkpoints) and kills
+// them at the second.
+func (s *launchStop) watch(sig <-chan os.Signal) {
+	for range sig {
+		s.mu.Lock()
+		s.signals++
+		first := s.signals == 1
+		procs, ended := s.procs, s.ended
+		s.mu.Unlock()
+		if first {
+			fmt.Fprintln(os.Stderr, "weir launch: stopping the job cleanly (a second signal kills it)")
+		}
+		for i, c := range procs {
+			if c != nil && !ended[i].Load() {
+				if first {
+					c.Process.Signal(syscall.SIGTERM)
+				} else {
+					c.Process.Kill()
+				}
+			}
+		}
+	}
+}
+
+// attach makes the attempt's processes the ones a signal stops, and
+// stops them if a signal came while they started.
+func (s *launchStop) attach(procs []*exec.Cmd, ended []atomic.Bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.procs, s.ended = procs, ended
+	if s.signals > 0 {
+		for i, c := range procs {
+			if c != nil && !ended[i].Load() {
+				c.Process.Signal(syscall.SIGTERM)
+			}
+		}
+	}
+}
+
+func (s *launchStop) detach() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.procs, s.ended = nil, nil
 }
