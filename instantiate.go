@@ -23,6 +23,9 @@ func (pl placement) local(inst, par int) bool { return pl.proc(inst, par) == pl.
 // the exchanges: to a local receiver through its inbox, to a remote one
 // through the network (net is nil in a single process).
 func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, net transport.Network) error {
+	if err := j.recoverInputs(pl); err != nil {
+		return err
+	}
 	par := map[int]int{}
 	for _, pn := range p.Nodes {
 		par[pn.ID] = pn.Parallelism

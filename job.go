@@ -87,6 +87,8 @@ type node struct {
 	newSource func(tc taskCtx, outs []any) (runtime.SourceTask, error)
 	newOp     func(tc taskCtx, outs []any) (any, error)
 	newTask   func(tc taskCtx, outs []any) (runtime.InputTask, error)
+	// recoverInput, on a source whose input is Recoverable, calls Recover.
+	recoverInput func(RecoverContext) error
 }
 
 // taskCtx is what an operator instance is made with.

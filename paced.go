@@ -32,6 +32,14 @@ func (p pacedInput[T]) Open(ctx SourceContext) (Reader[T], error) {
 	return &pacedReader[T]{r: r, rate: p.rate / float64(max(1, ctx.Parallelism))}, nil
 }
 
+// Recover implements Recoverable if the inner input does.
+func (p pacedInput[T]) Recover(rc RecoverContext) error {
+	if r, ok := p.in.(Recoverable); ok {
+		return r.Recover(rc)
+	}
+	return nil
+}
+
 type pacedReader[T any] struct {
 	r       Reader[T]
 	rate    float64 // this reader's records per second

@@ -62,6 +62,9 @@ func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] 
 		}
 		return &sourceTask[T]{r: r, out: outs[0].(pusher[T]), units: tc.units}, nil
 	}
+	if rec, ok := src.(Recoverable); ok {
+		n.recoverInput = rec.Recover
+	}
 	return Stream[T]{job: j, node: n}
 }
 

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
 	"github.com/weirstream/weir/jobs/wordcount"
 	"github.com/weirstream/weir/jobs/ysb"
@@ -298,7 +299,17 @@ func TestRunYSBBadInput(t *testing.T) {
 				t.Errorf("output differs from the reference over the good lines\n%s", firstDiff(got, want))
 			}
 			deadText := readFile(t, dead)
-			gotDead := strings.Split(strings.TrimSuffix(deadText, "\n"), "\n")
+			letters, err := file.ParseDeadLetters([]byte(deadText))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotDead []string
+			for _, l := range letters {
+				gotDead = append(gotDead, l.Record)
+				if l.Source != "events" || l.File != events || l.Reason == "" || l.Line < 1 || l.Line > int64(len(lines)) || lines[l.Line-1] != l.Record {
+					t.Errorf("dead letter %+v: not from line %d of %s, or without a reason", l, l.Line, events)
+				}
+			}
 			sort.Strings(gotDead)
 			if !strings.HasSuffix(deadText, "\n") || !slices.Equal(gotDead, wantDead) {
 				t.Errorf("dead-letter file holds\n%s\nwant the lines\n%s", deadText, strings.Join(wantDead, "\n"))

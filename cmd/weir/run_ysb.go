@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
 	"github.com/weirstream/weir/jobs/ysb"
 )
@@ -62,7 +64,7 @@ writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 	cmd.Flags().StringVar(&campaigns, "campaigns", "", "ad_id,campaign_id CSV `FILE` (with --events FILE)")
 	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE`")
 	cmd.Flags().DurationVar(&maxDelay, "max-delay", 5*time.Second, "how far out of event-time order input may be")
-	cmd.Flags().StringVar(&deadLetter, "dead-letter", "", "write bad input lines to `FILE` instead of failing")
+	cmd.Flags().StringVar(&deadLetter, "dead-letter", "", "write bad input lines, as JSON with their position and reason, to `FILE` (FILE.process-I in a distributed job) instead of failing")
 	cmd.Flags().DurationVar(&duration, "duration", 20*time.Second, "how long the generator runs (0: until --events)")
 	cmd.Flags().Float64Var(&rate, "rate", 1_000_000, "events per second, generated or replayed from --events FILE (0: as fast as possible; a file is not paced unless given)")
 	return cmd
@@ -83,27 +85,36 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 		return err
 	}
 	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Rate: rate, Options: jf.options()}
-	var dlf *os.File
+	var dl *file.DeadLetter
 	if deadLetter != "" {
-		if jf.cluster.resolved.Processes() > 1 {
-			// Every process reads part of the input: each writes its own
-			// bad lines.
-			deadLetter = fmt.Sprintf("%s.process-%d", deadLetter, jf.cluster.resolved.Self)
+		// A fresh start empties the dead-letter file: it must not be
+		// another of the job's files.
+		for _, p := range []string{events, campaigns, out} {
+			if sameFile(deadLetter, p) {
+				return fmt.Errorf("--dead-letter %s is also the file of --events, --campaigns or --out", deadLetter)
+			}
 		}
-		if dlf, err = os.Create(deadLetter); err != nil {
+		// In a distributed job each process writes its own bad lines,
+		// to FILE.process-I; see file.OpenDeadLetter.
+		if dl, err = file.OpenDeadLetter(deadLetter); err != nil {
 			return err
 		}
-		defer dlf.Close()
-		cfg.DeadLetter = dlf
+		defer dl.Close()
+		cfg.DeadLetter = dl
 	}
 	start := time.Now()
 	run, err := ysb.RunFile(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	if dl != nil {
+		if err := dl.Close(); err != nil {
+			return err
+		}
+	}
 	if !jf.cluster.leader() {
-		if deadLetter != "" && run.DeadLetters > 0 {
-			fmt.Fprintf(os.Stderr, "ysb: %d bad lines written to %s\n", run.DeadLetters, deadLetter)
+		if dl != nil && run.DeadLetters > 0 {
+			fmt.Fprintf(os.Stderr, "ysb: %d bad lines in %s\n", run.DeadLetters, dl.Path())
 		}
 		return nil // process 0 writes the output
 	}
@@ -120,8 +131,13 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	}
 	m := run.Metrics
 	fmt.Fprintf(os.Stderr, "ysb: %d events%s in %.2fs, %d windows written to %s", m.Records, jf.cluster.share(), time.Since(start).Seconds(), len(run.Results), out)
-	if deadLetter != "" {
-		fmt.Fprintf(os.Stderr, ", %d bad lines written to %s", run.DeadLetters, deadLetter)
+	if dl != nil {
+		// Each process counts the letters of its own file (the job-wide
+		// total is their sum).
+		fmt.Fprintf(os.Stderr, ", %d bad lines in %s", run.DeadLetters, dl.Path())
+		if jf.cluster.resolved.Processes() > 1 {
+			fmt.Fprint(os.Stderr, " (this process's; each process reports its own)")
+		}
 	}
 	if m.Late > 0 {
 		fmt.Fprintf(os.Stderr, ", %d late events%s not counted (raise --max-delay)", m.Late, jf.cluster.share())
@@ -180,4 +196,18 @@ func campaignSet(rs []ysb.Result) map[string]bool {
 		s[r.Key] = true
 	}
 	return s
+}
+
+// sameFile says whether a and b name the same path or the same existing
+// file.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }

@@ -25,8 +25,9 @@
 //
 //	file: events.jsonl:17: missing field "ad_id"
 //
-// unless Options.DeadLetter is set: then the line is written there and the
-// reader goes on. A file that cannot be opened fails Open:
+// unless Options.DeadLetter is set: then the line is written there, as a
+// Letter that says where it was and why it was rejected, and the reader
+// goes on. A file that cannot be opened fails Open:
 //
 //	file: open events.jsonl: no such file or directory
 //
@@ -37,7 +38,10 @@
 // Seek refuses a position taken on other files: another list of paths,
 // or a file whose size changed (named in the error). A file rewritten in
 // place with the same size is not noticed. Lines the decoder rejected
-// between the position and the crash go to the dead letter again.
+// between the position and the crash are rejected again: a DeadLetter of
+// OpenDeadLetter skips them, since their positions are in its files, so
+// that each bad line is written once; one of NewDeadLetter writes them
+// again.
 //
 // They also implement weir.Rescalable: SeekSplits resumes, with another
 // parallelism, from the positions of all the old readers. A new reader
@@ -54,7 +58,9 @@
 //
 // # Usage
 //
-//	dead := file.NewDeadLetter(rejects)
+//	dead, err := file.OpenDeadLetter("rejects.jsonl")
+//	...
+//	defer dead.Close()
 //	src := file.JSONLines(paths, decodeEvent, file.Options{DeadLetter: dead})
 //	out := file.CSVWriter(w, []string{"ad_id", "count"}, func(c AdCount, row []string) []string {
 //		return append(row, c.AdID, strconv.FormatInt(c.Count, 10))

@@ -60,10 +60,16 @@ func Example() {
 	if err := out.Close(); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("rejected: %q\n", rejected.String())
+	letters, err := file.ParseDeadLetters([]byte(rejected.String()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, l := range letters {
+		fmt.Printf("rejected: %s:%d at byte %d: %s: %q\n", filepath.Base(l.File), l.Line, l.Offset, l.Reason, l.Record)
+	}
 	// Output:
 	// ann visited /home
 	// bob visited /search?q=a,b
 	// ann visited /cart
-	// rejected: "carl\n"
+	// rejected: visits.csv:5 at byte 41: 1 fields, want 2: "carl"
 }

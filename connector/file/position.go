@@ -110,6 +110,12 @@ func (r *reader[T]) Position(used int) ([]byte, error) {
 	if r.err != nil && r.err != io.EOF {
 		return nil, fmt.Errorf("file: no position after a failed Read: %w", r.err)
 	}
+	if r.dl != nil {
+		// A checkpoint must not cover a letter that a crash could lose.
+		if err := r.dl.Sync(); err != nil {
+			return nil, err
+		}
+	}
 	ps := &r.pos
 	if used < 0 || used > len(ps.marks) {
 		return nil, fmt.Errorf("file: Position(%d) after a batch of %d records", used, len(ps.marks))

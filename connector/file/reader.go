@@ -1,7 +1,6 @@
 package file
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +17,17 @@ type source[T any] struct {
 	paths      []string
 	opts       Options
 	newDecoder func() func(line string) (T, error)
+	name       string // in the job, for the dead letters
+}
+
+// Recover implements weir.Recoverable: the source learns its name, and
+// passes the call on to Options.DeadLetter.
+func (s *source[T]) Recover(rc weir.RecoverContext) error {
+	s.name = rc.Source
+	if s.opts.DeadLetter != nil {
+		return s.opts.DeadLetter.Recover(rc)
+	}
+	return nil
 }
 
 // JSONLines returns a source of the records decoded from the lines of the
@@ -52,6 +62,7 @@ func (s *source[T]) Open(ctx weir.SourceContext) (weir.Reader[T], error) {
 		segs:   segs,
 		decode: s.newDecoder(),
 		dl:     s.opts.DeadLetter,
+		source: s.name,
 		header: s.opts.Header,
 		out:    make([]T, 0, bs),
 		chunk:  chunk,
@@ -69,6 +80,7 @@ type reader[T any] struct {
 	segs   []segment
 	decode func(string) (T, error)
 	dl     *DeadLetter
+	source string
 	header bool
 	out    []T
 	buf    []byte
@@ -89,6 +101,8 @@ type reader[T any] struct {
 	at    int64    // the file offset of the line next returned last
 
 	pos positions // what Position needs
+	// known, by file, is the last point whose line number was counted.
+	known []lineMark
 }
 
 // Read implements weir.Reader.
@@ -116,8 +130,8 @@ func (r *reader[T]) Read() ([]T, error) {
 				r.err = r.lineError(err)
 				return nil, r.err
 			}
-			if err := r.dl.add(line); err != nil {
-				r.err = fmt.Errorf("file: dead letter: %w", err)
+			if err := r.deadLetter(line, err); err != nil {
+				r.err = err
 				return nil, r.err
 			}
 			continue
@@ -244,32 +258,4 @@ func (r *reader[T]) fill() error {
 		r.s = unsafe.String(&r.buf[0], n+m)
 	}
 	return nil
-}
-
-// lineError names the file and line of the line just taken. The lines
-// before the segment are counted only now, so that the happy path does not
-// pay for it.
-func (r *reader[T]) lineError(err error) error {
-	path := r.paths[r.segs[r.seg].file]
-	before, cerr := countLines(r.f, r.start)
-	if cerr != nil {
-		return fmt.Errorf("file: %s: line %d after offset %d: %w", path, r.lines, r.start, err)
-	}
-	return fmt.Errorf("file: %s:%d: %w", path, before+r.lines, err)
-}
-
-// countLines returns the number of newlines in the first n bytes of f.
-func countLines(f *os.File, n int64) (int64, error) {
-	buf := make([]byte, 64<<10)
-	var lines, off int64
-	for off < n {
-		b := buf[:min(int64(len(buf)), n-off)]
-		k, err := f.ReadAt(b, off)
-		lines += int64(bytes.Count(b[:k], []byte{'\n'}))
-		off += int64(k)
-		if err != nil && off < n {
-			return 0, err
-		}
-	}
-	return lines, nil
 }

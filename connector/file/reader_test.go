@@ -274,9 +274,23 @@ func TestDeadLetter(t *testing.T) {
 		if dl.Count() != int64(len(wantBad)) {
 			t.Errorf("n=%d: Count = %d, want %d", n, dl.Count(), len(wantBad))
 		}
-		if want := strings.Join(wantBad, "\n") + "\n"; buf.String() != want {
-			t.Errorf("n=%d: dead letters %q, want %q", n, buf.String(), want)
+		letters, err := ParseDeadLetters([]byte(buf.String()))
+		if err != nil {
+			t.Fatal(err)
 		}
+		var records []string
+		for _, l := range letters {
+			records = append(records, l.Record)
+		}
+		if !slices.Equal(records, wantBad) {
+			t.Errorf("n=%d: dead letters %q, want %q", n, records, wantBad)
+		}
+		diffLetters(t, fmt.Sprintf("n=%d", n), letters, scanLetters(t, "", paths, false, func(l string) error {
+			if bad(l) {
+				return errors.New("bad")
+			}
+			return nil
+		}))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
 	"github.com/weirstream/weir/jobs/ysb"
 )
@@ -452,15 +453,15 @@ func TestRunFileDeadLetter(t *testing.T) {
 	n := eventCount(t) / 4
 	evs, camp := spreadEvents(n, 33, 42_000)
 	evs = disorder(evs, 4_000, 8)
-	var bad []string
+	var bad []badLine
 	var at []int
 	for i, b := range badLines(evs[1]) {
 		// Each kind twice: early and late in the file.
-		bad = append(bad, b.line)
+		bad = append(bad, b)
 		at = append(at, 10+i*n/9)
 	}
 	for i, b := range badLines(evs[2]) {
-		bad = append(bad, b.line)
+		bad = append(bad, b)
 		at = append(at, n/2+i*n/9)
 	}
 	// Sorted positions, as fileWithBadLines expects.
@@ -469,48 +470,64 @@ func TestRunFileDeadLetter(t *testing.T) {
 		idx[i] = i
 	}
 	sort.Slice(idx, func(a, b int) bool { return at[idx[a]] < at[idx[b]] })
-	var sBad []string
+	var sBad []badLine
+	var sLines []string
 	var sAt []int
 	for _, i := range idx {
-		sBad, sAt = append(sBad, bad[i]), append(sAt, at[i])
+		sBad, sLines, sAt = append(sBad, bad[i]), append(sLines, bad[i].line), append(sAt, at[i])
 	}
 	path := filepath.Join(dir, "mixed.jsonl")
-	_, good := fileWithBadLines(t, path, evs, sBad, sAt, false)
+	lineNos, good := fileWithBadLines(t, path, evs, sLines, sAt, false)
 	want := ysb.Reference(good, camp)
-	wantDead := slices.Clone(sBad)
-	sort.Strings(wantDead)
+	// The offset of each line, from the file itself.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offsets := []int64{0}
+	for i, c := range data {
+		if c == '\n' {
+			offsets = append(offsets, int64(i+1))
+		}
+	}
 
 	for _, w := range workerCounts {
 		t.Run(fmt.Sprintf("workers=%d", w), func(t *testing.T) {
-			var dead bytes.Buffer
+			deadPath := filepath.Join(t.TempDir(), "dead.jsonl")
+			dead, err := file.OpenDeadLetter(deadPath)
+			if err != nil {
+				t.Fatal(err)
+			}
 			run := runFile(t, ysb.FileConfig{
 				Events: []string{path}, Campaigns: camp, Workers: w, MaxDelay: 5 * time.Second,
-				DeadLetter: &dead, Options: []weir.JobOption{weir.BatchInterval(5 * time.Millisecond)},
+				DeadLetter: dead, Options: []weir.JobOption{weir.BatchInterval(5 * time.Millisecond)},
 			})
+			if err := dead.Close(); err != nil {
+				t.Fatal(err)
+			}
 			checkResults(t, "good lines", run.Results, want)
 			if run.DeadLetters != int64(len(sBad)) {
 				t.Errorf("DeadLetters = %d, want %d", run.DeadLetters, len(sBad))
 			}
-			if !strings.HasSuffix(dead.String(), "\n") {
-				t.Errorf("dead-letter output does not end with a newline: %q", tail(dead.String()))
+			letters, err := file.ReadDeadLetters(deadPath)
+			if err != nil {
+				t.Fatal(err)
 			}
-			gotDead := strings.Split(strings.TrimSuffix(dead.String(), "\n"), "\n")
-			sort.Strings(gotDead)
-			if !slices.Equal(gotDead, wantDead) {
-				t.Errorf("dead-letter output holds %d lines:\n%s\nwant %d:\n%s", len(gotDead), strings.Join(gotDead, "\n"), len(wantDead), strings.Join(wantDead, "\n"))
+			sort.Slice(letters, func(a, b int) bool { return letters[a].Line < letters[b].Line })
+			if len(letters) != len(sBad) {
+				t.Fatalf("%d dead letters, want %d: %+v", len(letters), len(sBad), letters)
+			}
+			for k, l := range letters {
+				b, line := sBad[k], int64(lineNos[k])
+				if l.Source != "events" || l.File != path || l.Line != line || l.Offset != offsets[line-1] || l.Record != b.line || !strings.Contains(l.Reason, b.cause) {
+					t.Errorf("dead letter %+v; want source events, %s:%d at offset %d, a reason with %q, the record %q", l, path, line, offsets[line-1], b.cause, b.line)
+				}
 			}
 			if run.Metrics.Late != 0 {
 				t.Errorf("Metrics.Late = %d, want 0", run.Metrics.Late)
 			}
 		})
 	}
-}
-
-func tail(s string) string {
-	if len(s) > 80 {
-		return s[len(s)-80:]
-	}
-	return s
 }
 
 // TestRunFileUnknownAdOfNonView checks that clicks and purchases of ads
@@ -542,7 +559,7 @@ func TestRunFileUnknownAdOfNonView(t *testing.T) {
 			t.Errorf("workers=%d: RunFile = %v; want an unknown-ad error naming the file and line", w, err)
 		}
 		var dead bytes.Buffer
-		run := runFile(t, ysb.FileConfig{Events: []string{path}, Campaigns: camp, Workers: w, MaxDelay: time.Second, DeadLetter: &dead})
+		run := runFile(t, ysb.FileConfig{Events: []string{path}, Campaigns: camp, Workers: w, MaxDelay: time.Second, DeadLetter: file.NewDeadLetter(&dead)})
 		checkResults(t, "non-views of unknown ads, with a dead-letter output", run.Results, want)
 		if run.DeadLetters != int64(bad) || strings.Count(dead.String(), "\n") != bad {
 			t.Errorf("workers=%d: %d dead letters (%d lines); want %d", w, run.DeadLetters, strings.Count(dead.String(), "\n"), bad)

@@ -65,12 +65,14 @@ func ReadCampaigns(r io.Reader, name string) (Campaigns, error) {
 
 // FileConfig is the file-based YSB job.
 type FileConfig struct {
-	Events     []string
-	Campaigns  Campaigns
-	Workers    int
-	MaxDelay   time.Duration
-	Interval   time.Duration
-	DeadLetter io.Writer // nil: bad input stops the job
+	Events    []string
+	Campaigns Campaigns
+	Workers   int
+	MaxDelay  time.Duration
+	Interval  time.Duration
+	// DeadLetter, if set, receives the bad lines (file.OpenDeadLetter,
+	// or file.NewDeadLetter); nil: bad input stops the job.
+	DeadLetter *file.DeadLetter
 	// Rate, if positive, replays the events at that many per second of
 	// wall time (weir.Paced).
 	Rate    float64
@@ -79,7 +81,10 @@ type FileConfig struct {
 
 // FileRun is what the file job produced.
 type FileRun struct {
-	Results     []Result
+	Results []Result
+	// DeadLetters is this process's count of bad lines (see
+	// file.DeadLetter.Count): in a distributed job, the job's is the sum
+	// over the processes.
 	DeadLetters int64
 	Metrics     weir.Metrics
 }
@@ -103,25 +108,21 @@ func Decoder(c Campaigns) func(line string) (gen.YSBEvent, error) {
 
 // BuildFile adds the file job to a new job and returns it with the sink
 // that collects the results.
-func BuildFile(cfg FileConfig) (*weir.Job, *Collector, *file.DeadLetter) {
+func BuildFile(cfg FileConfig) (*weir.Job, *Collector) {
 	opts := []weir.JobOption{weir.Workers(cfg.Workers)}
 	if cfg.Interval > 0 {
 		opts = append(opts, weir.BatchInterval(cfg.Interval))
 	}
 	opts = append(opts, cfg.Options...)
 	job := weir.NewJob("ysb", opts...)
-	var dl *file.DeadLetter
-	if cfg.DeadLetter != nil {
-		dl = file.NewDeadLetter(cfg.DeadLetter)
-	}
-	var in weir.Input[gen.YSBEvent] = file.JSONLines(cfg.Events, Decoder(cfg.Campaigns), file.Options{DeadLetter: dl})
+	var in weir.Input[gen.YSBEvent] = file.JSONLines(cfg.Events, Decoder(cfg.Campaigns), file.Options{DeadLetter: cfg.DeadLetter})
 	if cfg.Rate > 0 {
 		in = weir.Paced(in, cfg.Rate)
 	}
 	src := weir.Source(job, "events", in)
 	col := &Collector{}
 	weir.Sink(Query(src, cfg.Campaigns, cfg.MaxDelay), col, weir.Name("collect"))
-	return job, col, dl
+	return job, col
 }
 
 // RunFile runs the file job to the end.
@@ -129,11 +130,11 @@ func RunFile(ctx context.Context, cfg FileConfig) (FileRun, error) {
 	if cfg.Campaigns == nil {
 		return FileRun{}, errors.New("ysb: no campaign map")
 	}
-	job, col, dl := BuildFile(cfg)
+	job, col := BuildFile(cfg)
 	err := job.Run(ctx)
 	run := FileRun{Results: col.Sorted(), Metrics: job.Metrics()}
-	if dl != nil {
-		run.DeadLetters = dl.Count()
+	if cfg.DeadLetter != nil {
+		run.DeadLetters = cfg.DeadLetter.Count()
 	}
 	return run, err
 }
