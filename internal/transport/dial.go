@@ -237,7 +237,7 @@ func (b *builder) accept(ln net.Listener) {
 		wait = 5 * time.Millisecond
 		c := raw
 		if b.tlsServer != nil {
-			c = tls.Server(raw, b.tlsServer)
+			c = tls.Server(&coalescer{Conn: raw}, b.tlsServer)
 		}
 		if !b.track(c) {
 			return
@@ -278,7 +278,7 @@ func (b *builder) dial(j int) {
 		if err == nil {
 			c := raw
 			if b.tlsClient != nil {
-				c = tls.Client(raw, b.tlsClient)
+				c = tls.Client(&coalescer{Conn: raw}, b.tlsClient)
 			}
 			if !b.track(c) {
 				return

@@ -67,7 +67,8 @@
 // target, length, sequence) and a payload of at most MaxPayload bytes.
 // Decoder decodes them from bytes fed in chunks of any size. Per peer, a
 // writer goroutine batches queued frames into one write (writev for large
-// payloads), and a reader goroutine dispatches frames to channel queues.
+// payloads; over TLS, the batch's records gathered into one write), and a
+// reader goroutine dispatches frames to channel queues.
 //
 // # Usage
 //

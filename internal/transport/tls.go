@@ -6,8 +6,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -163,4 +165,60 @@ func hasPrivateKey(b []byte) bool {
 			return true
 		}
 	}
+}
+
+// coalescer sits under a TLS connection and, while held, gathers what
+// TLS writes into one write: crypto/tls writes each record (16 KiB at
+// most) with a system call of its own, so a batch of frames would cost
+// one call per record.
+type coalescer struct {
+	net.Conn
+	mu   sync.Mutex
+	hold bool
+	buf  []byte
+}
+
+func (c *coalescer) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.hold {
+		return c.Conn.Write(b)
+	}
+	c.buf = append(c.buf, b...)
+	return len(b), nil
+}
+
+// gather holds the writes until flush.
+func (c *coalescer) gather() {
+	c.mu.Lock()
+	c.hold = true
+	c.mu.Unlock()
+}
+
+// flush writes what was gathered and stops holding writes.
+func (c *coalescer) flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hold = false
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.Conn.Write(c.buf)
+	c.buf = c.buf[:0]
+	if cap(c.buf) > keepGathered {
+		c.buf = nil // after a large payload
+	}
+	return err
+}
+
+// keepGathered is the most buffer a coalescer keeps between batches.
+const keepGathered = 2 * maxWrite
+
+// coalescerOf returns the coalescer under a TLS connection, or nil.
+func coalescerOf(c net.Conn) *coalescer {
+	if tc, ok := c.(*tls.Conn); ok {
+		co, _ := tc.NetConn().(*coalescer)
+		return co
+	}
+	return nil
 }
