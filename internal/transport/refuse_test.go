@@ -18,6 +18,7 @@ func TestMismatches(t *testing.T) {
 	long := func(middle string) string {
 		return strings.Repeat("/data/in/part-0001.jsonl,", 10) + middle + strings.Repeat(",/data/in/part-0099.jsonl", 10)
 	}
+	big := strings.Repeat("x", MaxSettingsSize-2-4-1-1) // and one more byte: the largest setting named "a"
 	tests := []struct {
 		name   string
 		s0, s1 []Setting
@@ -37,6 +38,9 @@ func TestMismatches(t *testing.T) {
 			"--input is …t-0001.jsonl,/x/a.jsonl,/x/b.jsonl,/data/in/part-0099.jsonl,/dat… (521 bytes) here, …t-0001.jsonl,/x/b.jsonl,/x/a.jsonl,/data/in/part-0099.jsonl,/dat… (521 bytes) there",
 			"--input is …t-0001.jsonl,/x/b.jsonl,/x/a.jsonl,/data/in/part-0099.jsonl,/dat… (521 bytes) here, …t-0001.jsonl,/x/a.jsonl,/x/b.jsonl,/data/in/part-0099.jsonl,/dat… (521 bytes) there"},
 		{"process count", testSettings, testSettings, 3, "process count is 2 here, 3 there", "process count is 3 here, 2 there"},
+		{"near the limit", []Setting{{"a", big + "0"}}, []Setting{{"a", big + "1"}}, 2,
+			"a is …" + big[:16] + "0 (65528 bytes) here, …" + big[:16] + "1 (65528 bytes) there",
+			"a is …" + big[:16] + "1 (65528 bytes) here, …" + big[:16] + "0 (65528 bytes) there"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +74,20 @@ func TestMismatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLargeSettings forms a mesh whose processes have settings as large
+// as they may be.
+func TestLargeSettings(t *testing.T) {
+	big := []Setting{{"a", strings.Repeat("y", MaxSettingsSize-2-4-1)}}
+	nets, errs := dialAll(t, 3, func(i int, c *Config) { c.Settings = big })
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("Dial(process %d) = %v", i, err)
+		}
+	}
+	exchange(t, nets, []uint32{1}, 10)
+	closeAll(t, nets)
 }
 
 // TestWrongSecret dials two processes with different secrets: neither

@@ -67,11 +67,14 @@ func (b *builder) shake(c net.Conn, want int) error {
 		return s.refuse(sameRefusal("wrong secret"))
 	}
 	// The peer knows the secret. It sends its settings once it found
-	// that we do: so do we.
-	if err := writeMsg(c, msgSettings, b.settings); err != nil {
-		return err
-	}
+	// that we do: so do we, while we read theirs (both may be larger
+	// than what the connection buffers).
+	sent := make(chan error, 1)
+	go func() { sent <- writeMsg(c, msgSettings, b.settings) }()
 	body, err := s.next(msgSettings)
+	if werr := <-sent; err == nil {
+		err = werr
+	}
 	if err != nil {
 		return err
 	}
