@@ -33,7 +33,9 @@ import (
 // checked out both ways: from then on, and only then, a disagreement is
 // the real peer's and fails the mesh. Before, a failure is a stranger's
 // (a port scan, another job, a peer with another secret) and drops the
-// connection only.
+// connection only. (A hash of the settings in the hello would tell
+// anyone who connects whether a guess of them is right, a worker count
+// or a known binary, and could not say what differs.)
 
 const (
 	protoMagic       = "WEIR"
