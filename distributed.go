@@ -2,12 +2,9 @@ package weir
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
+	"crypto/tls"
 	"log/slog"
-	"net"
-	"runtime/debug"
+	"time"
 
 	"github.com/weirstream/weir/internal/codec"
 	"github.com/weirstream/weir/internal/partition"
@@ -30,12 +27,49 @@ type clusterConfig struct {
 // every parallel operator, so a region's parallelism is Workers times the
 // number of processes, and one-instance operators (sinks, say) run on
 // process 0. Processes connect to each other directly; none is special.
-// secret must be the same on every process (it is never sent); a peer
-// that runs a different plan or binary, or knows another secret, is
-// refused. Partitioning strategies pkg and prompt run in one process only.
+// Each process listens at its own address in peers, on the addresses of
+// its machine that the host resolves to (not on every interface).
+// secret must be the same on every process (it is never sent). A
+// connection that does not prove the secret is logged and dropped while
+// the processes wait for each other (MeshTimeout); a peer that proves it
+// but runs a different binary, plan or options fails the job on both
+// sides with an error that names the first difference. Partitioning
+// strategies pkg and prompt run in one process only.
 func Cluster(self int, peers []string, secret string) JobOption {
 	return func(c *jobConfig) {
 		c.cluster = &clusterConfig{self: self, peers: append([]string(nil), peers...), secret: secret}
+	}
+}
+
+// ClusterTLS makes the connections of a distributed job mutual TLS 1.3:
+// cfg.Certificates[0] is this process's certificate, presented to the
+// peers it dials and to those that dial it, and cfg.RootCAs the CA pool
+// that every peer's certificate must chain to (a certificate of the
+// job's CA admits a process; host names are not checked). A peer without
+// such a certificate is dropped like one without the secret, which is
+// still proven inside TLS. Weir sets the TLS version and client
+// authentication itself. LoadClusterTLS reads cfg from PEM files.
+func ClusterTLS(cfg *tls.Config) JobOption {
+	return func(c *jobConfig) { c.meshTLS = cfg }
+}
+
+// LoadClusterTLS reads the configuration of ClusterTLS from PEM files:
+// this process's certificate and key, and the CA certificates. An
+// unreadable or invalid file, a key that is not the certificate's, and a
+// certificate that is not valid now or not of the CA are refused with an
+// error that names the file.
+func LoadClusterTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
+	return transport.LoadTLS(certFile, keyFile, caFile)
+}
+
+// MeshTimeout sets how long the processes of a distributed job wait for
+// each other to connect (default 30 s); a non-positive d keeps the
+// default.
+func MeshTimeout(d time.Duration) JobOption {
+	return func(c *jobConfig) {
+		if d > 0 {
+			c.meshTimeout = d
+		}
 	}
 }
 
@@ -73,44 +107,10 @@ func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network,
 	if log == nil {
 		log = slog.Default()
 	}
-	// Listen on the port on every interface: a host's own name may not
-	// resolve to the address peers reach it at (127.0.1.1 on some
-	// systems, a pod whose DNS name is not registered yet).
-	_, port, err := net.SplitHostPort(c.peers[c.self])
-	if err != nil {
-		return nil, fmt.Errorf("weir: process %d's address %q: %w", c.self, c.peers[c.self], err)
-	}
-	l, err := net.Listen("tcp", ":"+port)
-	if err != nil {
-		return nil, fmt.Errorf("weir: process %d: %w", c.self, err)
-	}
 	return transport.Dial(ctx, transport.Config{
-		Self: c.self, Addrs: c.peers, Fingerprint: j.fingerprint(p), Secret: c.secret, Logger: log, Listener: l,
+		Self: c.self, Addrs: c.peers, Settings: j.meshSettings(p), Secret: c.secret,
+		TLS: j.cfg.meshTLS, DialTimeout: j.cfg.meshTimeout, Logger: log,
 	})
-}
-
-// fingerprint names a plan, the options that decide routing and epochs,
-// and the binary that runs it: processes of one job must agree on all.
-func (j *Job) fingerprint(p *plan.Physical) string {
-	h := sha256.New()
-	h.Write([]byte(p.Explain()))
-	c := j.cfg
-	fmt.Fprintf(h, "workers=%d keygroups=%d interval=%v records=%d ordered=%v batch=%d partitioning=%q",
-		c.workers, c.keyGroups, c.interval, c.epochRecords, c.ordered, c.batchSize, c.partitioning)
-	if j.coord != nil {
-		// Processes that restored different checkpoints must not run
-		// together.
-		fmt.Fprintf(h, " checkpoint=%d every=%d", j.coord.from, j.coord.every)
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		h.Write([]byte(bi.GoVersion + " " + bi.Path + " " + bi.Main.Version))
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				h.Write([]byte(s.Key + "=" + s.Value))
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // stableHash reports whether keys must hash alike in every process and

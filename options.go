@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"runtime"
 	"time"
@@ -21,6 +22,8 @@ type jobConfig struct {
 	logger       *slog.Logger
 	ordered      bool
 	cluster      *clusterConfig
+	meshTLS      *tls.Config
+	meshTimeout  time.Duration
 	ckpt         *ckptConfig
 	pebbleDir    string
 	stopOn       <-chan struct{}

@@ -141,12 +141,13 @@ func TestProcessesStructKey(t *testing.T) {
 	}
 }
 
-// Processes that disagree on an option that changes routing are refused.
+// Processes that disagree on an option that changes routing are refused,
+// both naming the option with both values.
 func TestProcessesDisagreeingOptions(t *testing.T) {
 	_, errs := runAsProcesses(t, "structkey", 2, "WEIR_TEST_PARTITIONING=hash", "WEIR_TEST_KEYGROUPS_1=3")
-	for i, err := range errs {
-		if err == nil || !strings.Contains(err.Error(), "fingerprint") {
-			t.Errorf("process %d: %v; want a refusal over the fingerprint", i, err)
+	for i, want := range []string{"--key-groups is 128 here, 3 there", "--key-groups is 3 here, 128 there"} {
+		if err := errs[i]; err == nil || !strings.Contains(err.Error(), "runs another job: "+want) {
+			t.Errorf("process %d: %v; want a refusal saying %q", i, err, want)
 		}
 	}
 }

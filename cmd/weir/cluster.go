@@ -1,14 +1,17 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/internal/cluster"
+	"github.com/weirstream/weir/internal/transport"
 )
 
 // clusterFlags place a process in a distributed job (see
@@ -20,6 +23,10 @@ type clusterFlags struct {
 	port     int
 	secret   string
 	resolved cluster.Cluster
+
+	meshTimeout            time.Duration
+	tlsCert, tlsKey, tlsCA string
+	tls                    *tls.Config // loaded from the three files, or nil
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
@@ -28,6 +35,32 @@ func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hostfile, "hostfile", "", "file listing host:port of every process, one per line")
 	fs.IntVar(&f.port, "port", 7070, "port to listen on under SLURM (plus the task's rank on its node) or Kubernetes")
 	fs.StringVar(&f.secret, "secret", "", "secret shared by the job's processes (default $WEIR_SECRET)")
+	fs.DurationVar(&f.meshTimeout, "mesh-timeout", transport.DefaultDialTimeout, "how long the job's processes wait for each other to connect")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM `FILE` of this process's certificate: with --tls-key and --tls-ca, the job's connections are mutual TLS 1.3")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM `FILE` of the private key of --tls-cert")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "PEM `FILE` of the CA certificates that every process's certificate must chain to")
+}
+
+// loadTLS loads the TLS configuration of --tls-cert, --tls-key and
+// --tls-ca: all three or none.
+func (f *clusterFlags) loadTLS() error {
+	var given, missing []string
+	for _, fl := range []struct{ name, file string }{{"--tls-cert", f.tlsCert}, {"--tls-key", f.tlsKey}, {"--tls-ca", f.tlsCA}} {
+		if fl.file != "" {
+			given = append(given, fl.name)
+		} else {
+			missing = append(missing, fl.name)
+		}
+	}
+	switch len(given) {
+	case 0:
+		return nil
+	case 3:
+		c, err := transport.LoadTLS(f.tlsCert, f.tlsKey, f.tlsCA)
+		f.tls = c
+		return err
+	}
+	return fmt.Errorf("--tls-cert, --tls-key and --tls-ca go together: %s without %s", strings.Join(given, " and "), strings.Join(missing, " and "))
 }
 
 // resolve works out this process's place from the flags and the
@@ -46,6 +79,9 @@ func (f *clusterFlags) resolve() error {
 	if err != nil {
 		return err
 	}
+	if err := f.loadTLS(); err != nil {
+		return err
+	}
 	if f.secret == "" {
 		f.secret = os.Getenv("WEIR_SECRET")
 	}
@@ -60,7 +96,11 @@ func (f *clusterFlags) options() []weir.JobOption {
 	if f.resolved.Processes() <= 1 {
 		return nil
 	}
-	return []weir.JobOption{weir.Cluster(f.resolved.Self, f.resolved.Peers, f.secret)}
+	opts := []weir.JobOption{weir.Cluster(f.resolved.Self, f.resolved.Peers, f.secret), weir.MeshTimeout(f.meshTimeout)}
+	if f.tls != nil {
+		opts = append(opts, weir.ClusterTLS(f.tls))
+	}
+	return opts
 }
 
 // single refuses a distributed run of a command that runs in one process.
@@ -95,7 +135,11 @@ func resolveCluster(cmd *cobra.Command) error {
 				return err
 			}
 			if p := f.cluster.resolved; p.Processes() > 1 {
-				fmt.Fprintf(os.Stderr, "weir: process %d of %d (%s), peers %s\n", p.Self, p.Processes(), p.From, strings.Join(p.Peers, ","))
+				over := ""
+				if f.cluster.tls != nil {
+					over = ", over mutual TLS"
+				}
+				fmt.Fprintf(os.Stderr, "weir: process %d of %d (%s), peers %s%s\n", p.Self, p.Processes(), p.From, strings.Join(p.Peers, ","), over)
 			}
 		}
 	}

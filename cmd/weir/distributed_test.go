@@ -147,42 +147,6 @@ func TestKilledPeer(t *testing.T) {
 	}
 }
 
-// A peer with the wrong secret, or running another plan, is refused, and
-// both sides say why.
-func TestRefusedPeer(t *testing.T) {
-	cases := []struct {
-		name    string
-		secrets [2]string
-		args    [2][]string
-		want    string
-	}{
-		{"wrong secret", [2]string{"one", "two"}, [2][]string{{"--workers", "1"}, {"--workers", "1"}}, "secret"},
-		{"other plan", [2]string{"same", "same"}, [2][]string{{"--workers", "1"}, {"--workers", "2"}}, "fingerprint"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			peers := peersFor(t, 2)
-			var cmds []*exec.Cmd
-			var errs []*strings.Builder
-			for i := range 2 {
-				args := append([]string{"run", "ysb", "--events", "100000"}, c.args[i]...)
-				cmd, e := startProcess(t, ctx, i, peers, c.secrets[i], args...)
-				cmds, errs = append(cmds, cmd), append(errs, e)
-			}
-			for i, cmd := range cmds {
-				if err := cmd.Wait(); err == nil {
-					t.Errorf("process %d: exit 0 with a refused peer", i)
-				}
-				if !strings.Contains(errs[i].String(), c.want) {
-					t.Errorf("process %d: stderr does not say %q:\n%s", i, c.want, errs[i].String())
-				}
-			}
-		})
-	}
-}
-
 // lockedWriter lets a test read what a running process has written.
 type lockedWriter struct {
 	mu sync.Mutex

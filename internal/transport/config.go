@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,22 +18,28 @@ const (
 
 // Limits of Config.
 const (
-	MaxProcesses   = 1 << 16 // process indexes travel as uint16
-	MaxCredits     = 1 << 16
-	maxFingerprint = 1024
+	MaxProcesses = 1 << 16 // process indexes travel as uint16
+	MaxCredits   = 1 << 16
 )
 
 // Config describes one process of the mesh. All processes of a job pass
-// the same Addrs, Fingerprint, Secret and Credits; only Self differs.
+// the same Addrs, Settings, Secret, Credits and TLS CA; only Self (and
+// each process's certificate) differs.
 type Config struct {
 	// Self is this process's index in Addrs.
 	Self int
 	// Addrs holds the host:port of every process, by index; Addrs[Self]
-	// is where this process listens.
+	// is where this process listens: on the addresses of this machine
+	// that its host resolves to, not on every interface (unless the host
+	// is empty or an unspecified address such as 0.0.0.0).
 	Addrs []string
-	// Fingerprint identifies the job (a hash of the plan and the binary
-	// version); peers must have exactly the same. At most 1024 bytes.
-	Fingerprint string
+	// Settings describe the job: every peer must have the same names
+	// with the same values (in any order). They are shown only to a peer
+	// that proved the secret; a peer whose settings differ is refused on
+	// both sides with a *MismatchError naming the first setting that
+	// differs. Names must be unique and not empty; encoded, the list
+	// takes at most MaxSettingsSize bytes.
+	Settings []Setting
 	// Secret is shared by all processes; each proves it knows it without
 	// sending it. It may be empty: then peers must have it empty too.
 	Secret string
@@ -44,12 +51,24 @@ type Config struct {
 	// its peer is alive. Default DefaultHeartbeat.
 	Heartbeat time.Duration
 	// Timeout is how long a peer may stay silent before it is lost; it
-	// also bounds each handshake, each write and the wait of Close.
+	// also bounds each handshake (a connection that has not completed
+	// its handshake by then is dropped), each write and the wait of
+	// Close.
 	// Default DefaultTimeout; it must exceed Heartbeat.
 	Timeout time.Duration
-	// DialTimeout is how long Dial keeps trying to reach its peers.
-	// Default DefaultDialTimeout.
+	// DialTimeout is how long Dial keeps trying to reach its peers and
+	// waits for them to connect. Default DefaultDialTimeout.
 	DialTimeout time.Duration
+	// TLS, if set, makes every connection mutual TLS 1.3 (the secret's
+	// handshake still runs inside): Certificates (or GetCertificate) is
+	// this process's certificate, presented both as server and as
+	// client, and RootCAs the pool every peer's certificate must chain
+	// to, in both directions (ClientCAs, if set, is used for the peers
+	// that dial us). Host names are not checked: a certificate of the
+	// job's CA admits a process, whatever its address. Dial sets the
+	// version, client authentication and verification itself. LoadTLS
+	// reads a configuration from PEM files.
+	TLS *tls.Config
 	// Logger receives refusals, failures and connections. Default
 	// slog.Default().
 	Logger *slog.Logger
@@ -87,8 +106,14 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("transport: config: Timeout %v must exceed Heartbeat %v", c.Timeout, c.Heartbeat)
 	case c.DialTimeout < 0:
 		return c, fmt.Errorf("transport: config: negative DialTimeout %v", c.DialTimeout)
-	case len(c.Fingerprint) > maxFingerprint:
-		return c, fmt.Errorf("transport: config: fingerprint of %d bytes exceeds %d", len(c.Fingerprint), maxFingerprint)
+	}
+	if err := checkSettings(c.Settings); err != nil {
+		return c, fmt.Errorf("transport: config: %w", err)
+	}
+	if c.TLS != nil {
+		if err := checkTLS(c.TLS); err != nil {
+			return c, fmt.Errorf("transport: config: TLS: %w", err)
+		}
 	}
 	return c, nil
 }

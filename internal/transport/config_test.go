@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"strings"
 	"testing"
@@ -31,14 +32,17 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Addrs: two, Credits: -1}, "transport: config: Credits -1; want 1 to 65536"},
 		{Config{Addrs: two, Heartbeat: time.Second, Timeout: time.Second}, "transport: config: Timeout 1s must exceed Heartbeat 1s"},
 		{Config{Addrs: two, DialTimeout: -1}, "transport: config: negative DialTimeout -1ns"},
-		{Config{Addrs: two, Fingerprint: strings.Repeat("f", 1025)}, "transport: config: fingerprint of 1025 bytes exceeds 1024"},
+		{Config{Addrs: two, Settings: []Setting{{"x", strings.Repeat("f", MaxSettingsSize)}}}, "transport: config: settings of 65542 bytes encoded exceed 65535"},
+		{Config{Addrs: two, Settings: []Setting{{"x", "1"}, {"x", "2"}}}, `transport: config: setting "x" given twice`},
+		{Config{Addrs: two, TLS: &tls.Config{}}, "transport: config: TLS: no certificate (Certificates)"},
+		{Config{Addrs: two, TLS: &tls.Config{Certificates: make([]tls.Certificate, 1)}}, "transport: config: TLS: no CA pool (RootCAs)"},
 	}
 	for _, tt := range tests {
 		if _, err := tt.c.withDefaults(); err == nil || err.Error() != tt.want {
-			t.Errorf("withDefaults(%+v) = %v; want %v", tt.c, err, tt.want)
+			t.Errorf("withDefaults(%.200v) = %v; want %v", tt.c, err, tt.want)
 		}
 		if _, err := Dial(context.Background(), tt.c); err == nil || err.Error() != tt.want {
-			t.Errorf("Dial(%+v) = %v; want %v", tt.c, err, tt.want)
+			t.Errorf("Dial(%.200v) = %v; want %v", tt.c, err, tt.want)
 		}
 	}
 }

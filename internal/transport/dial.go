@@ -2,13 +2,10 @@ package transport
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,8 +14,12 @@ import (
 // Dial joins the mesh as process cfg.Self: it listens on Addrs[Self] (or
 // takes cfg.Listener), dials every process with a higher index, accepts
 // every process with a lower one, and handshakes on each connection. It
-// returns when the mesh is complete, or fails when a handshake is refused
-// (by either side), ctx ends, or DialTimeout passes first.
+// returns when the mesh is complete, or fails when a peer that proved the
+// secret disagrees (on either side: *RefusedError, *MismatchError), ctx
+// ends, or DialTimeout passes first. A connection that does not prove
+// the secret (a stranger, garbage, silence for Timeout, a failed TLS
+// handshake) is logged and dropped: Dial keeps accepting, and dials again
+// an address where something else answered.
 func Dial(ctx context.Context, cfg Config) (Network, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -27,23 +28,29 @@ func Dial(ctx context.Context, cfg Config) (Network, error) {
 		}
 		return nil, err
 	}
-	ln := cfg.Listener
-	if ln == nil {
-		if ln, err = net.Listen("tcp", cfg.Addrs[cfg.Self]); err != nil {
-			return nil, fmt.Errorf("transport: process %d: %w", cfg.Self, err)
-		}
-	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
+	lns := []net.Listener{cfg.Listener}
+	if cfg.Listener == nil {
+		if lns, err = listenAt(ctx, cfg.Self, cfg.Addrs, cfg.Logger); err != nil {
+			return nil, err
+		}
+	}
 	b := &builder{cfg: cfg, ctx: ctx, conns: make([]net.Conn, len(cfg.Addrs)),
 		dialErr: make([]error, len(cfg.Addrs)), live: map[net.Conn]bool{},
-		failed: make(chan struct{}), complete: make(chan struct{})}
+		failed: make(chan struct{}), complete: make(chan struct{}),
+		settings: settingsBody(cfg.Settings)}
+	if cfg.TLS != nil {
+		b.tlsServer, b.tlsClient = serverTLS(cfg.TLS), clientTLS(cfg.TLS)
+	}
 	b.missing = len(cfg.Addrs) - 1
 	if b.missing == 0 {
 		close(b.complete)
 	}
-	b.wg.Add(1)
-	go b.accept(ln)
+	for _, ln := range lns {
+		b.wg.Add(1)
+		go b.accept(ln)
+	}
 	for j := cfg.Self + 1; j < len(cfg.Addrs); j++ {
 		b.wg.Add(1)
 		go b.dial(j)
@@ -54,7 +61,9 @@ func Dial(ctx context.Context, cfg Config) (Network, error) {
 	case <-ctx.Done():
 		b.giveUp(ctx.Err())
 	}
-	ln.Close()
+	for _, ln := range lns {
+		ln.Close()
+	}
 	b.mu.Lock()
 	b.over = true
 	err = b.err
@@ -83,15 +92,29 @@ type builder struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
+	settings             []byte // our settings message body
+	tlsServer, tlsClient *tls.Config
+
 	mu       sync.Mutex
 	conns    []net.Conn // established, by peer
 	dialErr  []error    // last error dialing each peer
 	live     map[net.Conn]bool
+	dropped  int    // accepted connections dropped before the proofs
+	lastDrop string // the last of them: from where and why
 	missing  int
 	over     bool // Dial is returning: no more connections
 	err      error
 	failed   chan struct{} // closed with err set
 	complete chan struct{} // closed when missing reaches 0
+}
+
+// fatal reports whether a handshake's error fails the mesh: a refusal or
+// a mismatch after both sides proved the secret. Anything else drops
+// only the connection.
+func fatal(err error) bool {
+	var r *RefusedError
+	var m *MismatchError
+	return errors.As(err, &r) || errors.As(err, &m)
 }
 
 func (b *builder) registered(c net.Conn) bool {
@@ -122,8 +145,8 @@ func (b *builder) untrack(c net.Conn) {
 	c.Close()
 }
 
-// fatal fails Dial with err, unless it failed already.
-func (b *builder) fatal(err error) {
+// fail fails Dial with err, unless it failed already.
+func (b *builder) fail(err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.err == nil && !b.over {
@@ -176,23 +199,45 @@ func (b *builder) giveUp(cause error) {
 		}
 		miss = append(miss, s)
 	}
+	dropped := ""
+	if b.dropped > 0 {
+		dropped = fmt.Sprintf("; dropped %d connection(s) that did not prove the secret, the last from %s", b.dropped, b.lastDrop)
+	}
 	b.mu.Unlock()
 	if errors.Is(cause, context.DeadlineExceeded) {
 		cause = fmt.Errorf("no mesh within %v", b.cfg.DialTimeout)
 	}
-	b.fatal(fmt.Errorf("transport: process %d: %w; missing process %s", b.cfg.Self, cause, strings.Join(miss, ", process ")))
+	b.fail(fmt.Errorf("transport: process %d: %w; missing process %s%s", b.cfg.Self, cause, strings.Join(miss, ", process "), dropped))
 }
 
-// accept handshakes with the processes that dial us.
+// ending reports whether Dial is returning: errors are expected then.
+func (b *builder) ending() bool { return b.ctx.Err() != nil }
+
+// accept handshakes with the processes that dial us, each connection in
+// its own goroutine, until the listener closes. A connection that fails
+// before the proofs is logged and dropped; accept errors (out of file
+// descriptors, say) are logged and waited out.
 func (b *builder) accept(ln net.Listener) {
 	defer b.wg.Done()
+	wait := 5 * time.Millisecond
 	for {
-		c, err := ln.Accept()
+		raw, err := ln.Accept()
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				b.fatal(fmt.Errorf("transport: process %d: accept: %w", b.cfg.Self, err))
+			if errors.Is(err, net.ErrClosed) || b.ending() {
+				return
 			}
-			return
+			b.cfg.Logger.Warn(fmt.Sprintf("transport: process %d: accept: %v", b.cfg.Self, err))
+			select {
+			case <-time.After(wait):
+			case <-b.ctx.Done():
+			}
+			wait = min(2*wait, time.Second)
+			continue
+		}
+		wait = 5 * time.Millisecond
+		c := raw
+		if b.tlsServer != nil {
+			c = tls.Server(&coalescer{Conn: raw}, b.tlsServer)
 		}
 		if !b.track(c) {
 			return
@@ -200,38 +245,59 @@ func (b *builder) accept(ln net.Listener) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			if err := b.shake(c, -1); err != nil {
-				b.untrack(c)
-				var r *RefusedError
-				if errors.As(err, &r) && !r.stray {
-					b.fatal(err)
-				} // else not one of ours, or gone: keep waiting for the real peer
+			err := b.shake(c, -1)
+			if err == nil {
+				return
+			}
+			b.untrack(c)
+			switch {
+			case fatal(err):
+				b.fail(err)
+			case !b.ending():
+				from := raw.RemoteAddr().String()
+				b.cfg.Logger.Warn(fmt.Sprintf("transport: process %d: dropped a connection from %s: %v", b.cfg.Self, from, err))
+				b.mu.Lock()
+				b.dropped++
+				b.lastDrop = from + ": " + err.Error()
+				b.mu.Unlock()
 			}
 		}()
 	}
 }
 
 // dial reaches process j, retrying with backoff until the handshake
-// succeeds, is refused, or ctx ends.
+// succeeds, fails the mesh, or ctx ends. A handshake that fails before
+// the proofs (something else answered at j's address, or j dropped us)
+// is logged and tried again.
 func (b *builder) dial(j int) {
 	defer b.wg.Done()
 	var d net.Dialer
 	wait := 10 * time.Millisecond
 	for {
-		c, err := d.DialContext(b.ctx, "tcp", b.cfg.Addrs[j])
-		if err == nil && b.track(c) {
-			err = b.shake(c, j)
-			if err == nil {
+		raw, err := d.DialContext(b.ctx, "tcp", b.cfg.Addrs[j])
+		if err == nil {
+			c := raw
+			if b.tlsClient != nil {
+				c = tls.Client(&coalescer{Conn: raw}, b.tlsClient)
+			}
+			if !b.track(c) {
+				return
+			}
+			if err = b.shake(c, j); err == nil {
 				return
 			}
 			b.untrack(c)
-			var r *RefusedError
-			if errors.As(err, &r) {
-				b.fatal(err)
+			if fatal(err) {
+				b.fail(err)
 				return
 			}
+			if !b.ending() {
+				b.cfg.Logger.Warn(fmt.Sprintf("transport: process %d: no handshake with process %d at %s: %v; trying again",
+					b.cfg.Self, j, b.cfg.Addrs[j], err))
+			}
+			err = fmt.Errorf("handshake with %s: %w", raw.RemoteAddr(), err)
 		}
-		if b.ctx.Err() != nil {
+		if b.ending() {
 			return
 		}
 		b.mu.Lock()
@@ -244,133 +310,4 @@ func (b *builder) dial(j int) {
 		}
 		wait = min(2*wait, time.Second)
 	}
-}
-
-// shake runs the handshake on c. want is the peer's index if we dialed
-// it, -1 if we accepted. On success c is registered as the peer's
-// connection. Refusals, by either side, are *RefusedError.
-func (b *builder) shake(c net.Conn, want int) error {
-	cfg := b.cfg
-	c.SetDeadline(time.Now().Add(cfg.Timeout))
-	stop := context.AfterFunc(b.ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	addr := c.RemoteAddr().String()
-
-	ours := hello{Version: protoVersion, Index: uint16(cfg.Self), Processes: uint16(len(cfg.Addrs)),
-		Fingerprint: cfg.Fingerprint}
-	rand.Read(ours.Nonce[:])
-	own := helloBody(ours)
-	if err := writeMsg(c, msgHello, own); err != nil {
-		return err
-	}
-	peer := want
-	stray := false
-	refuse := func(r *refusal) error {
-		err := &RefusedError{Peer: peer, Addr: addr, Reason: r.log, stray: stray}
-		cfg.Logger.Error(err.Error())
-		writeMsg(c, msgRefuse, []byte(r.peer))
-		linger(c)
-		return err
-	}
-	var buf []byte
-	next := func(want msgType) ([]byte, error) {
-		t, body, err := readMsg(c, &buf)
-		switch {
-		case err != nil:
-			return nil, err
-		case t == msgRefuse:
-			return nil, &RefusedError{Peer: peer, Addr: addr, Reason: decodeReason(body), ByPeer: true}
-		case t != want:
-			stray = want == msgHello
-			return nil, refuse(sameRefusal(fmt.Sprintf("%v where %v was due", t, want)))
-		}
-		return body, nil
-	}
-
-	theirs, err := next(msgHello)
-	if err != nil {
-		return err
-	}
-	theirs = append([]byte(nil), theirs...)
-	h, err := decodeHello(theirs)
-	if err != nil {
-		stray = errors.Is(err, errBadMagic)
-		return refuse(sameRefusal(err.Error()))
-	}
-	if r := checkHello(h, ours, cfg.Self, len(cfg.Addrs), want); r != nil {
-		if int(h.Index) < len(cfg.Addrs) {
-			peer = int(h.Index)
-		}
-		return refuse(r)
-	}
-	peer = int(h.Index)
-	if want >= 0 {
-		addr = cfg.Addrs[peer]
-	}
-	if err := writeMsg(c, msgProof, proof(cfg.Secret, own, theirs)); err != nil {
-		return err
-	}
-	p, err := next(msgProof)
-	if err != nil {
-		return err
-	}
-	if !checkProof(cfg.Secret, own, theirs, p) {
-		return refuse(sameRefusal("wrong secret"))
-	}
-	// Claim before we say ok, so that a duplicate hears why.
-	if r := b.claim(peer, c); r != nil {
-		return refuse(r)
-	}
-	err = writeMsg(c, msgOK, nil)
-	if err == nil {
-		_, err = next(msgOK)
-	}
-	if err != nil {
-		b.unclaim(peer, c)
-		return err
-	}
-	if !stop() {
-		b.unclaim(peer, c)
-		return b.ctx.Err()
-	}
-	c.SetDeadline(time.Time{})
-	b.confirm()
-	cfg.Logger.Debug("transport: connected", "self", cfg.Self, "peer", peer, "addr", cfg.Addrs[peer])
-	return nil
-}
-
-func writeMsg(c net.Conn, t msgType, body []byte) error {
-	_, err := c.Write(appendMsg(nil, t, body))
-	return err
-}
-
-// readMsg reads exactly one handshake message from c (nothing beyond it:
-// frames may follow), using *buf as storage.
-func readMsg(c net.Conn, buf *[]byte) (msgType, []byte, error) {
-	b := slices.Grow((*buf)[:0], msgHeaderSize)[:msgHeaderSize]
-	if _, err := io.ReadFull(c, b); err != nil {
-		return 0, nil, err
-	}
-	if _, _, _, err := splitMsg(b); err != nil {
-		return 0, nil, err // checks the type and bounds the length
-	}
-	l := msgHeaderSize + int(binary.BigEndian.Uint16(b[1:]))
-	b = slices.Grow(b, l)[:l]
-	*buf = b
-	if _, err := io.ReadFull(c, b[msgHeaderSize:]); err != nil {
-		return 0, nil, err
-	}
-	t, body, _, err := splitMsg(b)
-	return t, body, err
-}
-
-// linger ends a refused connection without a reset: it shuts our side,
-// then reads until the peer closes (bounded), so that our refusal
-// reaches it.
-func linger(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-	}
-	c.SetReadDeadline(time.Now().Add(time.Second))
-	io.Copy(io.Discard, io.LimitReader(c, 1<<16))
 }

@@ -38,30 +38,45 @@
 //
 // # Wire protocol
 //
-// The process with the lower index dials the higher one. Both sides of a
-// new connection send a hello (magic "WEIR", protocol version, process
-// index, process count, job fingerprint, a random nonce), then prove they
-// know the shared secret with HMAC-SHA256(secret, own hello || peer hello)
-// without sending it, then say ok. A peer with a wrong secret,
-// fingerprint, process count, magic or version, or with a duplicate or
-// out-of-range index is refused: the refusing side logs why, sends the
-// reason, and closes; Dial fails on both sides with a *RefusedError that
-// says why. Connections that are not from this transport at all (bad
-// magic) are logged and ignored while Dial waits for its peers.
+// A process listens at its own address only: on the addresses of this
+// machine that the host of Addrs[Self] resolves to (an error names an
+// address that is not this machine's), not on every interface. The
+// process with the lower index dials the higher one; with Config.TLS the
+// connection is mutual TLS 1.3 first, each side's certificate verified
+// against the job's CA. Both sides of a new connection send a hello
+// (magic "WEIR", protocol version, process index, process count, a random
+// nonce), then prove they know the shared secret with
+// HMAC-SHA256(secret, own hello || peer hello) without sending it. Only a
+// side that checked the peer's proof sends its settings (Config.Settings:
+// named values that describe the job), so settings never reach a peer
+// that has not proven the secret; then both say ok.
+//
+// A connection that fails before both proofs checked out (garbage, bad
+// magic or version, a wrong secret, a failed TLS handshake, silence for
+// Config.Timeout) is not the peer's: it is logged with its address and
+// why, and dropped, and Dial keeps accepting, or dials again, until
+// DialTimeout. A peer that proved the secret but disagrees (another
+// process count, another value of a setting, a setting only one side
+// has, a duplicate or out-of-place index) fails Dial on both sides at
+// once: *MismatchError names the first setting that differs ("peer 1
+// (10.0.0.2:7070) runs another job: --workers is 2 here, 3 there"),
+// *RefusedError the rest; the refusing side logs why and sends the
+// reason.
 //
 // Then frames flow both ways: a HeaderSize header (kind, channel, source,
 // target, length, sequence) and a payload of at most MaxPayload bytes.
 // Decoder decodes them from bytes fed in chunks of any size. Per peer, a
 // writer goroutine batches queued frames into one write (writev for large
-// payloads), and a reader goroutine dispatches frames to channel queues.
+// payloads; over TLS, the batch's records gathered into one write), and a
+// reader goroutine dispatches frames to channel queues.
 //
 // # Usage
 //
 //	nw, err := transport.Dial(ctx, transport.Config{
-//		Self:        self,
-//		Addrs:       []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"},
-//		Fingerprint: planHash,
-//		Secret:      os.Getenv("WEIR_SECRET"),
+//		Self:     self,
+//		Addrs:    []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"},
+//		Settings: []transport.Setting{{Name: "plan", Value: planHash}},
+//		Secret:   os.Getenv("WEIR_SECRET"),
 //	})
 //	if err != nil {
 //		return err

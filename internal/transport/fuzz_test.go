@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +93,12 @@ func decodeMsgs(stream []byte, sizes []int) ([]string, error) {
 					return out, fmt.Errorf("hello %q decodes as %+v, which encodes as %q", body, h, helloBody(h))
 				}
 				out = append(out, fmt.Sprintf("hello %+v %v", h, err))
+			case msgSettings:
+				st, err := decodeSettings(body)
+				if err == nil && !bytes.Equal(settingsBody(st), body) {
+					return out, fmt.Errorf("settings %q decode as %q, which encode as %q", body, st, settingsBody(st))
+				}
+				out = append(out, fmt.Sprintf("settings %q %v", st, err))
 			case msgRefuse:
 				r := decodeReason(body)
 				if len(r) > 3*MaxReason {
@@ -111,9 +118,14 @@ func FuzzHandshake(f *testing.F) {
 	h := appendMsg(nil, msgHello, helloBody(sampleHello))
 	p := appendMsg(nil, msgProof, proof("s", helloBody(sampleHello), nil))
 	ok := appendMsg(nil, msgOK, nil)
-	r := appendMsg(nil, msgRefuse, []byte("job fingerprint differs (theirs \"a\", ours \"b\")"))
+	r := appendMsg(nil, msgRefuse, []byte("another job: --workers is 2 at process 0, 3 at process 1"))
+	st := appendMsg(nil, msgSettings, settingsBody(testSettings))
+	long := appendMsg(nil, msgSettings, settingsBody([]Setting{{"--input", strings.Repeat("/data/in.txt,", 300)}, {"", ""}}))
 	f.Add(append([]byte{0, 0}, h...))
-	f.Add(append(append(append([]byte{3, 0, 1, 2, 3}, h...), p...), ok...))
+	f.Add(append(append(append(append([]byte{3, 0, 1, 2, 3}, h...), p...), st...), ok...))
+	f.Add(append([]byte{2, 7, 255, 1}, long...))
+	f.Add(append([]byte{0, 0}, st[:len(st)-1]...))
+	f.Add([]byte{0, 0, 5, 0, 4, 0, 1, 0, 9})
 	f.Add(append([]byte{1, 4, 9}, r...))
 	f.Add(append([]byte{0, 0}, appendMsg(nil, msgHello, []byte("HTTP/1.1 200"))...))
 	f.Add([]byte{0, 0, 'G', 'E', 'T', ' ', '/'})
@@ -124,6 +136,29 @@ func FuzzHandshake(f *testing.F) {
 		got, gotErr := decodeMsgs(stream, sizes)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 			t.Fatalf("decode(%q) in chunks %v = %q, %v; want %q, %v (decoded whole)", stream, sizes, got, gotErr, want, wantErr)
+		}
+	})
+}
+
+// FuzzSettings builds a list of settings from the input (split at zero
+// bytes into names and values) and checks that it decodes as it was
+// encoded.
+func FuzzSettings(f *testing.F) {
+	f.Add([]byte("binary\x00ab12\x00--workers\x002"))
+	f.Add([]byte("\x00\x00\x00"))
+	f.Add([]byte("--input\x00" + strings.Repeat("a.txt,", 1000)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parts := bytes.Split(data, []byte{0})
+		var s []Setting
+		for i := 0; i+1 < len(parts); i += 2 {
+			s = append(s, Setting{string(parts[i]), string(parts[i+1])})
+		}
+		if settingsSize(s) > MaxSettingsSize {
+			return
+		}
+		got, err := decodeSettings(settingsBody(s))
+		if err != nil || len(got) != len(s) || (len(s) > 0 && !reflect.DeepEqual(got, s)) {
+			t.Fatalf("decodeSettings(settingsBody(%q)) = %q, %v", s, got, err)
 		}
 	})
 }

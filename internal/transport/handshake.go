@@ -10,27 +10,43 @@ import (
 	"unicode"
 )
 
-// The handshake, run once on each new connection by both sides at once:
+// The handshake, run once on each new connection by both sides at once
+// (inside TLS when Config.TLS is set):
 //
-//	→ hello   magic "WEIR", version, index, processes, fingerprint, nonce
+//	→ hello     magic "WEIR", version, index, processes, nonce
 //	← hello
-//	→ proof   HMAC-SHA256(secret, own hello || peer hello)
+//	→ proof     HMAC-SHA256(secret, own hello || peer hello)
 //	← proof
+//	→ settings  Config.Settings, sent once the peer's proof checked out
+//	← settings
 //	→ ok
 //	← ok
 //
 // Either side may answer any step with a refusal that says why, and close.
 // Each message is: type uint8, body length uint16, body. This file holds
-// the pure encoding, decoding and checking; dial.go does the I/O.
+// the pure encoding, decoding and checking; shake.go does the I/O.
+//
+// Settings travel only after the proofs, so a process never shows them
+// to a peer that has not proven the secret (they name the binary, the
+// plan and the input). A side sends its settings only once the peer's
+// proof checked out, so a side that receives them knows that the proofs
+// checked out both ways: from then on, and only then, a disagreement is
+// the real peer's and fails the mesh. Before, a failure is a stranger's
+// (a port scan, another job, a peer with another secret) and drops the
+// connection only. (A hash of the settings in the hello would tell
+// anyone who connects whether a guess of them is right, a worker count
+// or a known binary, and could not say what differs.)
 
 const (
-	protoMagic    = "WEIR"
-	protoVersion  = 1
-	nonceSize     = 16
-	proofSize     = sha256.Size
-	msgHeaderSize = 3
-	maxMsgBody    = 2048
-	helloFixed    = len(protoMagic) + 2 + 2 + 2 + 2 + nonceSize // body without the fingerprint
+	protoMagic       = "WEIR"
+	protoVersion     = 2
+	nonceSize        = 16
+	proofSize        = sha256.Size
+	msgHeaderSize    = 3
+	maxMsgBody       = 2048            // messages other than settings
+	maxSettingsBody  = MaxSettingsSize // a settings message
+	helloFixed       = len(protoMagic) + 2 + 2 + 2 + nonceSize
+	helloVersionSize = len(protoMagic) + 2 // what every version's hello starts with
 )
 
 // msgType is the type of a handshake message.
@@ -41,6 +57,7 @@ const (
 	msgProof
 	msgOK
 	msgRefuse
+	msgSettings
 )
 
 func (t msgType) String() string {
@@ -53,17 +70,18 @@ func (t msgType) String() string {
 		return "ok"
 	case msgRefuse:
 		return "refusal"
+	case msgSettings:
+		return "settings"
 	}
 	return fmt.Sprintf("message type %d", uint8(t))
 }
 
 // hello introduces a process to its peer.
 type hello struct {
-	Version     uint16
-	Index       uint16
-	Processes   uint16 // mod 1<<16: MaxProcesses travels as 0
-	Fingerprint string
-	Nonce       [nonceSize]byte
+	Version   uint16
+	Index     uint16
+	Processes uint16 // mod 1<<16: MaxProcesses travels as 0
+	Nonce     [nonceSize]byte
 }
 
 // appendMsg appends a message of type t with the given body.
@@ -75,13 +93,11 @@ func appendMsg(b []byte, t msgType, body []byte) []byte {
 
 // helloBody encodes h as a hello body.
 func helloBody(h hello) []byte {
-	b := make([]byte, 0, helloFixed+len(h.Fingerprint))
+	b := make([]byte, 0, helloFixed)
 	b = append(b, protoMagic...)
 	b = binary.BigEndian.AppendUint16(b, h.Version)
 	b = binary.BigEndian.AppendUint16(b, h.Index)
 	b = binary.BigEndian.AppendUint16(b, h.Processes)
-	b = binary.BigEndian.AppendUint16(b, uint16(len(h.Fingerprint)))
-	b = append(b, h.Fingerprint...)
 	return append(b, h.Nonce[:]...)
 }
 
@@ -93,16 +109,24 @@ func splitMsg(b []byte) (t msgType, body []byte, n int, err error) {
 	}
 	t = msgType(b[0])
 	l := int(binary.BigEndian.Uint16(b[1:]))
-	if t < msgHello || t > msgRefuse {
+	if t < msgHello || t > msgSettings {
 		return t, nil, 0, fmt.Errorf("transport: handshake: unknown %v", t)
 	}
-	if l > maxMsgBody {
-		return t, nil, 0, fmt.Errorf("transport: handshake: %v of %d bytes exceeds %d", t, l, maxMsgBody)
+	if limit := maxBody(t); l > limit {
+		return t, nil, 0, fmt.Errorf("transport: handshake: %v of %d bytes exceeds %d", t, l, limit)
 	}
 	if len(b) < msgHeaderSize+l {
 		return t, nil, 0, nil
 	}
 	return t, b[msgHeaderSize : msgHeaderSize+l], msgHeaderSize + l, nil
+}
+
+// maxBody is the longest body of a message of type t.
+func maxBody(t msgType) int {
+	if t == msgSettings {
+		return maxSettingsBody
+	}
+	return maxMsgBody
 }
 
 // errBadMagic is a hello that does not come from this transport.
@@ -112,7 +136,7 @@ var errBadMagic = errors.New("not a weir transport peer (bad magic)")
 // decodes only up to the version, with an error that names it.
 func decodeHello(body []byte) (hello, error) {
 	var h hello
-	if len(body) < len(protoMagic)+2 || string(body[:len(protoMagic)]) != protoMagic {
+	if len(body) < helloVersionSize || string(body[:len(protoMagic)]) != protoMagic {
 		return h, errBadMagic
 	}
 	b := body[len(protoMagic):]
@@ -120,18 +144,12 @@ func decodeHello(body []byte) (hello, error) {
 	if h.Version != protoVersion {
 		return h, fmt.Errorf("protocol version %d, ours %d", h.Version, protoVersion)
 	}
-	if len(body) < helloFixed {
-		return h, fmt.Errorf("hello of %d bytes is too short", len(body))
+	if len(body) != helloFixed {
+		return h, fmt.Errorf("hello of %d bytes; want %d", len(body), helloFixed)
 	}
 	h.Index = binary.BigEndian.Uint16(b[2:])
 	h.Processes = binary.BigEndian.Uint16(b[4:])
-	fl := int(binary.BigEndian.Uint16(b[6:]))
-	if len(body) != helloFixed+fl {
-		return h, fmt.Errorf("hello of %d bytes with a fingerprint of %d", len(body), fl)
-	}
-	b = b[8:]
-	h.Fingerprint = string(b[:fl])
-	copy(h.Nonce[:], b[fl:])
+	copy(h.Nonce[:], b[6:])
 	return h, nil
 }
 
@@ -143,39 +161,53 @@ type refusal struct {
 
 func sameRefusal(why string) *refusal { return &refusal{why, why} }
 
-// mismatch is a refusal for a value that differs between the two sides.
-func mismatch(what, theirs, ours string) *refusal {
-	return &refusal{
-		log:  fmt.Sprintf("%s differs (theirs %s, ours %s)", what, theirs, ours),
-		peer: fmt.Sprintf("%s differs (theirs %s, ours %s)", what, ours, theirs),
-	}
+// reflected reports whether the peer's hello is our own come back: an
+// echo, which would otherwise prove our secret with our own proof.
+func reflected(h, ours hello) bool { return h.Nonce == ours.Nonce }
+
+// mismatch is something of the job that differs between two processes,
+// with both values as shown from our side.
+type mismatch struct {
+	what, here, there string
 }
 
-// checkHello checks a peer's hello against our own. want is the index the
-// peer must have (we dialed its address), or -1 if we accepted the
-// connection: then any index below self is welcome.
-func checkHello(h hello, ours hello, self, procs, want int) *refusal {
+// judge decides on a peer that proved the secret, from its hello and
+// settings: its process count must be ours, its index one we expect, and
+// its settings ours. want is the index the peer must have (we dialed its
+// address), or -1 if we accepted the connection: then any index below
+// self is welcome. The settings are walked in the order of the
+// lower-indexed process's list, so that both sides name the same one.
+func judge(self, procs, want int, mine []Setting, h hello, theirs []Setting) (*mismatch, *refusal) {
+	if n := procCount(h.Processes); n != procs {
+		return &mismatch{"process count", fmt.Sprint(procs), fmt.Sprint(n)}, nil
+	}
 	switch idx := int(h.Index); {
-	case h.Fingerprint != ours.Fingerprint:
-		return mismatch("job fingerprint", short(h.Fingerprint), short(ours.Fingerprint))
-	case h.Processes != ours.Processes:
-		return mismatch("process count", fmt.Sprint(procCount(h.Processes)), fmt.Sprint(procs))
 	case idx >= procs:
-		return sameRefusal(fmt.Sprintf("process index %d out of range [0, %d)", idx, procs))
-	case idx == self || h.Nonce == ours.Nonce:
-		return sameRefusal(fmt.Sprintf("process %d connected to itself", self))
+		return nil, sameRefusal(fmt.Sprintf("process index %d out of range [0, %d)", idx, procs))
+	case idx == self:
+		return nil, sameRefusal(fmt.Sprintf("process %d connected to itself", self))
 	case want >= 0 && idx != want:
-		return &refusal{
+		return nil, &refusal{
 			log:  fmt.Sprintf("process %d answered at the address of process %d", idx, want),
 			peer: fmt.Sprintf("you are process %d but answered at the address of process %d", idx, want),
 		}
 	case want < 0 && idx > self:
-		return &refusal{
+		return nil, &refusal{
 			log:  fmt.Sprintf("process %d dialed us, but only lower indexes dial higher ones", idx),
 			peer: fmt.Sprintf("process %d must wait for you to dial it", self),
 		}
 	}
-	return nil
+	first := self < int(h.Index)
+	a, b := theirs, mine
+	if first {
+		a, b = mine, theirs
+	}
+	d := firstDifference(a, b)
+	if !d.Difference {
+		return nil, nil
+	}
+	here, there := d.sides(first)
+	return &mismatch{d.Name, here, there}, nil
 }
 
 // procCount decodes a process count sent as uint16.
@@ -184,18 +216,6 @@ func procCount(v uint16) int {
 		return MaxProcesses
 	}
 	return int(v)
-}
-
-// short abbreviates a fingerprint for messages.
-func short(s string) string {
-	const n = 12
-	if s == "" {
-		return `""`
-	}
-	if len(s) > n {
-		return fmt.Sprintf("%q…", s[:n])
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // proof proves knowledge of secret to the peer: an HMAC over both hellos,

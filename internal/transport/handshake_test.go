@@ -2,14 +2,15 @@ package transport
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
 
-var sampleHello = hello{Version: protoVersion, Index: 1, Processes: 3, Fingerprint: "plan-abc", Nonce: [16]byte{1, 2, 3}}
+var sampleHello = hello{Version: protoVersion, Index: 1, Processes: 3, Nonce: [16]byte{1, 2, 3}}
 
 func TestHelloRoundTrip(t *testing.T) {
-	for _, h := range []hello{sampleHello, {Version: protoVersion}, {Version: protoVersion, Index: 65535, Processes: 0, Fingerprint: strings.Repeat("f", maxFingerprint)}} {
+	for _, h := range []hello{sampleHello, {Version: protoVersion}, {Version: protoVersion, Index: 65535, Processes: 0, Nonce: [16]byte{15: 0xff}}} {
 		msg := appendMsg(nil, msgHello, helloBody(h))
 		typ, body, n, err := splitMsg(msg)
 		if err != nil || typ != msgHello || n != len(msg) {
@@ -37,6 +38,10 @@ func TestSplitMsg(t *testing.T) {
 		{[]byte{0, 0, 0}, 0, 0, "transport: handshake: unknown message type 0"},
 		{[]byte{'G', 'E', 'T'}, 0, 0, "transport: handshake: unknown message type 71"},
 		{[]byte{1, 0xff, 0xff}, 0, 0, "transport: handshake: hello of 65535 bytes exceeds 2048"},
+		{[]byte{4, 0x08, 0x01}, 0, 0, "transport: handshake: refusal of 2049 bytes exceeds 2048"},
+		{[]byte{5, 0x08, 0x01}, 5, 0, ""}, // settings may be longer: incomplete
+		{[]byte{5, 0, 0}, msgSettings, 3, ""},
+		{[]byte{6, 0, 0}, 0, 0, "transport: handshake: unknown message type 6"},
 	}
 	for _, tt := range tests {
 		typ, _, n, err := splitMsg(tt.in)
@@ -54,19 +59,19 @@ func TestSplitMsg(t *testing.T) {
 
 func TestDecodeHelloErrors(t *testing.T) {
 	good := helloBody(sampleHello)
-	v2 := bytes.Clone(good)
-	v2[5] = 2
+	v1 := bytes.Clone(good)
+	v1[5] = 1
 	tests := []struct {
 		in   []byte
 		want string
 	}{
 		{nil, "not a weir transport peer (bad magic)"},
 		{[]byte("HTTP/1.1"), "not a weir transport peer (bad magic)"},
-		{v2, "protocol version 2, ours 1"},
-		{v2[:6], "protocol version 2, ours 1"},
-		{good[:helloFixed-1], "hello of 27 bytes is too short"},
-		{good[:len(good)-1], "hello of 35 bytes with a fingerprint of 8"},
-		{append(bytes.Clone(good), 0), "hello of 37 bytes with a fingerprint of 8"},
+		{[]byte("WEIR\x00"), "not a weir transport peer (bad magic)"},
+		{v1, "protocol version 1, ours 2"},
+		{v1[:6], "protocol version 1, ours 2"},
+		{good[:helloFixed-1], "hello of 25 bytes; want 26"},
+		{append(bytes.Clone(good), 0), "hello of 27 bytes; want 26"},
 	}
 	for _, tt := range tests {
 		if _, err := decodeHello(tt.in); err == nil || err.Error() != tt.want {
@@ -75,8 +80,8 @@ func TestDecodeHelloErrors(t *testing.T) {
 	}
 }
 
-func TestCheckHello(t *testing.T) {
-	ours := hello{Version: protoVersion, Index: 1, Processes: 3, Fingerprint: "plan-abc", Nonce: [16]byte{9}}
+func TestJudge(t *testing.T) {
+	mine := []Setting{{"binary", "b1"}, {"--workers", "2"}, {"plan", "p1"}}
 	with := func(edit func(h *hello)) hello {
 		h := sampleHello
 		h.Index = 0
@@ -86,41 +91,55 @@ func TestCheckHello(t *testing.T) {
 	tests := []struct {
 		name     string
 		h        hello
+		theirs   []Setting
 		want     int
+		mismatch string // what, here, there
 		log, msg string
 	}{
-		{"ok accepted", with(func(h *hello) {}), -1, "", ""},
-		{"ok dialed", with(func(h *hello) { h.Index = 2 }), 2, "", ""},
-		{"fingerprint", with(func(h *hello) { h.Fingerprint = "plan-0123456789abcdef" }), -1,
-			`job fingerprint differs (theirs "plan-0123456"…, ours "plan-abc")`,
-			`job fingerprint differs (theirs "plan-abc", ours "plan-0123456"…)`},
-		{"count", with(func(h *hello) { h.Processes = 4 }), -1,
-			"process count differs (theirs 4, ours 3)", "process count differs (theirs 3, ours 4)"},
-		{"range", with(func(h *hello) { h.Index = 3 }), -1,
+		{"ok accepted", with(func(h *hello) {}), mine, -1, "", "", ""},
+		{"ok dialed", with(func(h *hello) { h.Index = 2 }), mine, 2, "", "", ""},
+		{"ok in another order", with(func(h *hello) {}), []Setting{mine[2], mine[0], mine[1]}, -1, "", "", ""},
+		{"count", with(func(h *hello) { h.Processes = 4; h.Index = 3 }), mine, -1, "process count 3 4", "", ""},
+		{"count of 65536", with(func(h *hello) { h.Processes = 0 }), mine, -1, "process count 3 65536", "", ""},
+		{"range", with(func(h *hello) { h.Index = 3 }), mine, -1, "",
 			"process index 3 out of range [0, 3)", "process index 3 out of range [0, 3)"},
-		{"itself", with(func(h *hello) { h.Index = 1 }), -1,
+		{"itself", with(func(h *hello) { h.Index = 1 }), mine, -1, "",
 			"process 1 connected to itself", "process 1 connected to itself"},
-		{"reflected", with(func(h *hello) { h.Nonce = ours.Nonce }), -1,
-			"process 1 connected to itself", "process 1 connected to itself"},
-		{"wrong index", with(func(h *hello) { h.Index = 0 }), 2,
+		{"wrong index", with(func(h *hello) { h.Index = 0 }), mine, 2, "",
 			"process 0 answered at the address of process 2", "you are process 0 but answered at the address of process 2"},
-		{"higher dials", with(func(h *hello) { h.Index = 2 }), -1,
+		{"higher dials", with(func(h *hello) { h.Index = 2 }), mine, -1, "",
 			"process 2 dialed us, but only lower indexes dial higher ones", "process 1 must wait for you to dial it"},
+		{"index before settings", with(func(h *hello) { h.Index = 2 }), nil, -1, "",
+			"process 2 dialed us, but only lower indexes dial higher ones", "process 1 must wait for you to dial it"},
+		{"value", with(func(h *hello) {}), []Setting{{"binary", "b1"}, {"--workers", "3"}, {"plan", "p2"}}, -1,
+			"--workers 2 3", "", ""},
+		// Process 0's order decides: it names binary first, so we do.
+		{"lower index's order", with(func(h *hello) {}), []Setting{{"plan", "p2"}, {"binary", "b2"}, {"--workers", "2"}}, -1,
+			"plan p1 p2", "", ""},
+		{"higher index's order", with(func(h *hello) { h.Index = 2 }), []Setting{{"plan", "p2"}, {"binary", "b2"}, {"--workers", "2"}}, 2,
+			"binary b1 b2", "", ""},
+		{"theirs only", with(func(h *hello) {}), append(slices.Clone(mine), Setting{"--checkpoint-every", "10"}), -1,
+			"--checkpoint-every not set 10", "", ""},
+		{"ours only", with(func(h *hello) {}), mine[:2], -1, "plan p1 not set", "", ""},
+		{"ours only, dialed", with(func(h *hello) { h.Index = 2 }), mine[1:], 2, "binary b1 not set", "", ""},
 	}
 	for _, tt := range tests {
-		r := checkHello(tt.h, ours, 1, 3, tt.want)
-		var log, msg string
+		m, r := judge(1, 3, tt.want, mine, tt.h, tt.theirs)
+		var got, log, msg string
+		if m != nil {
+			got = m.what + " " + m.here + " " + m.there
+		}
 		if r != nil {
 			log, msg = r.log, r.peer
 		}
-		if log != tt.log || msg != tt.msg {
-			t.Errorf("%s: checkHello(%+v) = %q, %q; want %q, %q", tt.name, tt.h, log, msg, tt.log, tt.msg)
+		if got != tt.mismatch || log != tt.log || msg != tt.msg {
+			t.Errorf("%s: judge(%+v, %v) = %q, %q, %q; want %q, %q, %q", tt.name, tt.h, tt.theirs, got, log, msg, tt.mismatch, tt.log, tt.msg)
 		}
 	}
 }
 
 func TestProof(t *testing.T) {
-	a, b := helloBody(sampleHello), helloBody(hello{Version: 1, Index: 2, Processes: 3, Fingerprint: "plan-abc"})
+	a, b := helloBody(sampleHello), helloBody(hello{Version: protoVersion, Index: 2, Processes: 3})
 	p := proof("s", a, b)
 	if !checkProof("s", b, a, p) {
 		t.Error("checkProof(right secret) = false; want true")

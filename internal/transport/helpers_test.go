@@ -27,11 +27,14 @@ func listen(t testing.TB, n int) ([]net.Listener, []string) {
 	return lns, addrs
 }
 
+// testSettings are the settings of testConfig.
+var testSettings = []Setting{{"binary", "0123456789abcdef"}, {"--workers", "2"}}
+
 // testConfig is a fast configuration for tests.
 func testConfig(i int, addrs []string, ln net.Listener) Config {
 	return Config{
 		Self: i, Addrs: addrs, Listener: ln,
-		Fingerprint: "plan-1234567890abcdef", Secret: "s3cret",
+		Settings: testSettings, Secret: "s3cret",
 		Heartbeat: 50 * time.Millisecond, Timeout: 2 * time.Second, DialTimeout: 5 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -94,23 +94,23 @@ func TestLostPeer(t *testing.T) {
 }
 
 // fakePeer accepts one connection on ln and handshakes as process 1 of 2
-// with cfg's fingerprint and secret, then returns the connection.
+// with cfg's settings and secret, then returns the connection.
 func fakePeer(t *testing.T, ln net.Listener, cfg Config) net.Conn {
 	t.Helper()
 	c, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := hello{Version: protoVersion, Index: 1, Processes: 2, Fingerprint: cfg.Fingerprint, Nonce: [16]byte{1}}
-	if r, err := fakeShake(c, h, cfg.Secret); r != "" || err != nil {
+	h := hello{Version: protoVersion, Index: 1, Processes: 2, Nonce: [16]byte{1}}
+	if r, err := fakeShake(c, h, cfg.Secret, cfg.Settings); r != "" || err != nil {
 		t.Fatalf("handshake = %q, %v", r, err)
 	}
 	return c
 }
 
-// fakeShake runs our side of a handshake on c as h. It returns the
-// refusal of the other side, if any.
-func fakeShake(c net.Conn, h hello, secret string) (string, error) {
+// fakeShake runs our side of a handshake on c as h with secret and
+// settings. It returns the refusal of the other side, if any.
+func fakeShake(c net.Conn, h hello, secret string, settings []Setting) (string, error) {
 	own := helloBody(h)
 	var buf []byte
 	writeMsg(c, msgHello, own)
@@ -120,7 +120,8 @@ func fakeShake(c net.Conn, h hello, secret string) (string, error) {
 	}
 	theirs = append([]byte(nil), theirs...)
 	writeMsg(c, msgProof, proof(secret, own, theirs))
-	for _, want := range []msgType{msgProof, msgOK} {
+	writeMsg(c, msgSettings, settingsBody(settings))
+	for _, want := range []msgType{msgProof, msgSettings, msgOK} {
 		typ, body, err := readMsg(c, &buf)
 		switch {
 		case err != nil:
@@ -141,7 +142,7 @@ func TestDuplicatePeer(t *testing.T) {
 	cfg := testConfig(2, addrs, lns[2])
 	done := make(chan error, 1)
 	go func() { _, err := Dial(context.Background(), cfg); done <- err }()
-	h := hello{Version: protoVersion, Index: 0, Processes: 3, Fingerprint: cfg.Fingerprint}
+	h := hello{Version: protoVersion, Index: 0, Processes: 3}
 	for k, want := range []string{"", "process 0 is already connected"} {
 		c, err := net.Dial("tcp", addrs[2])
 		if err != nil {
@@ -149,7 +150,7 @@ func TestDuplicatePeer(t *testing.T) {
 		}
 		defer c.Close()
 		h.Nonce[0] = byte(k + 1)
-		if r, err := fakeShake(c, h, cfg.Secret); r != want || err != nil {
+		if r, err := fakeShake(c, h, cfg.Secret, cfg.Settings); r != want || err != nil {
 			t.Errorf("handshake #%d = %q, %v; want %q", k, r, err, want)
 		}
 		if k == 1 {
