@@ -227,7 +227,25 @@ func (c *coordinator) write(p *pendingPart, epoch progress.Epoch) error {
 	// Every process's part names the boundary, whatever marker epoch its
 	// tasks passed it with: the store checks that the parts agree.
 	part.Epoch = part.Checkpoint
+	// Parts are written one at a time: a part written by a task that
+	// ended (finish) may race one written by a live task, and once a
+	// later checkpoint is complete an earlier part is pruned, not
+	// written.
+	c.storeMu.Lock()
+	defer c.storeMu.Unlock()
+	c.mu.Lock()
+	stale := part.Checkpoint <= c.complete
+	c.mu.Unlock()
+	if stale {
+		return nil
+	}
 	if err := c.store.WritePart(part); err != nil {
+		// Another process may have completed a later checkpoint and
+		// pruned this one while it was written: then it is not needed.
+		if later, lerr := c.store.CompletedAfter(part.Checkpoint); lerr == nil && later {
+			c.log.Debug("weir: checkpoint superseded while its part was written", "checkpoint", part.Checkpoint, "err", err)
+			return nil
+		}
 		return err
 	}
 	c.mu.Lock()
@@ -238,10 +256,8 @@ func (c *coordinator) write(p *pendingPart, epoch progress.Epoch) error {
 }
 
 // completeWaiting records the checkpoints whose parts are all in, and
-// prunes old ones.
+// prunes old ones. The caller holds storeMu.
 func (c *coordinator) completeWaiting(waiting []uint64) error {
-	c.storeMu.Lock()
-	defer c.storeMu.Unlock()
 	done := map[uint64]bool{}
 	for _, n := range waiting {
 		ok, err := c.store.Complete(n, c.procs)

@@ -87,3 +87,11 @@ func (j *Job) identity() jobid.Identity {
 	}
 	return id
 }
+
+// Counters implements Counted: the paced input's, if it counts.
+func (p pacedInput[T]) Counters() map[string]int64 {
+	if c, ok := p.in.(Counted); ok {
+		return c.Counters()
+	}
+	return nil
+}

@@ -115,7 +115,7 @@ func (f *clusterFlags) single(what string) error {
 // share of a distributed job's input.
 func (f *clusterFlags) share() string {
 	if n := f.resolved.Processes(); n > 1 {
-		return fmt.Sprintf(" (process 0's share; %d processes)", n)
+		return fmt.Sprintf(" (all %d processes)", n)
 	}
 	return ""
 }

@@ -113,10 +113,7 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 		}
 	}
 	if !jf.cluster.leader() {
-		if dl != nil && run.DeadLetters > 0 {
-			fmt.Fprintf(os.Stderr, "ysb: %d bad lines in %s\n", run.DeadLetters, dl.Path())
-		}
-		return nil // process 0 writes the output
+		return nil // process 0 writes the output and the summary
 	}
 	f, err := createOut(out)
 	if err != nil {
@@ -132,15 +129,15 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	m := run.Metrics
 	fmt.Fprintf(os.Stderr, "ysb: %d events%s in %.2fs, %d windows written to %s", m.Records, jf.cluster.share(), time.Since(start).Seconds(), len(run.Results), out)
 	if dl != nil {
-		// Each process counts the letters of its own file (the job-wide
-		// total is their sum).
-		fmt.Fprintf(os.Stderr, ", %d bad lines in %s", run.DeadLetters, dl.Path())
+		// The job's bad lines, over its attempts and processes.
+		where := dl.Path()
 		if jf.cluster.resolved.Processes() > 1 {
-			fmt.Fprint(os.Stderr, " (this process's; each process reports its own)")
+			where = deadLetter + ".process-*"
 		}
+		fmt.Fprintf(os.Stderr, ", %d bad lines in %s", run.DeadLetters, where)
 	}
 	if m.Late > 0 {
-		fmt.Fprintf(os.Stderr, ", %d late events%s not counted (raise --max-delay)", m.Late, jf.cluster.share())
+		fmt.Fprintf(os.Stderr, ", %d late events not counted (raise --max-delay)", m.Late)
 	}
 	fmt.Fprintln(os.Stderr)
 	return nil

@@ -26,3 +26,13 @@ func (s *source[T]) Identity() string {
 	}
 	return b.String()
 }
+
+// Counters implements weir.Counted: the dead letters of the source's
+// dead-letter output, if it has one (so a job's summary reports them,
+// summed over its processes).
+func (s *source[T]) Counters() map[string]int64 {
+	if s.opts.DeadLetter == nil {
+		return nil
+	}
+	return map[string]int64{"dead_letters": s.opts.DeadLetter.Count()}
+}

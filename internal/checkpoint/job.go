@@ -91,3 +91,21 @@ func (s *Store) TrimIncomplete(keep int) error {
 	}
 	return nil
 }
+
+// CompletedAfter reports whether a checkpoint newer than n has a
+// manifest: then n is no longer needed, and may have been pruned.
+func (s *Store) CompletedAfter(n uint64) (bool, error) {
+	ns, err := s.list()
+	if err != nil {
+		return false, err
+	}
+	for _, m := range slices.Backward(ns) {
+		if m <= n {
+			break
+		}
+		if _, err := s.readManifest(m); err == nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}

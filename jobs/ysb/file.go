@@ -82,9 +82,9 @@ type FileConfig struct {
 // FileRun is what the file job produced.
 type FileRun struct {
 	Results []Result
-	// DeadLetters is this process's count of bad lines (see
-	// file.DeadLetter.Count): in a distributed job, the job's is the sum
-	// over the processes.
+	// DeadLetters is the job's count of bad lines over all its attempts
+	// and, in a distributed job, all its processes (Metrics.Counters'
+	// "dead_letters", gathered from the processes' summaries).
 	DeadLetters int64
 	Metrics     weir.Metrics
 }
@@ -133,9 +133,7 @@ func RunFile(ctx context.Context, cfg FileConfig) (FileRun, error) {
 	job, col := BuildFile(cfg)
 	err := job.Run(ctx)
 	run := FileRun{Results: col.Sorted(), Metrics: job.Metrics()}
-	if cfg.DeadLetter != nil {
-		run.DeadLetters = cfg.DeadLetter.Count()
-	}
+	run.DeadLetters = run.Metrics.Counters["dead_letters"]
 	return run, err
 }
 
