@@ -66,7 +66,8 @@ type node struct {
 	// userState: a user function keeps state of its own, which
 	// checkpoints cannot save.
 	userState bool
-	par       int // 0: the planner decides
+	par       int // 0: the planner decides, unless parSet
+	parSet    bool
 	inputs    []input
 	// ports[i] combines the pushers of output port i's consumers.
 	ports []func(outs []any) any
@@ -155,11 +156,17 @@ func (j *Job) plan() (*plan.Physical, error) {
 	if j.err != nil {
 		return nil, j.err
 	}
+	if err := j.cfg.validate(j.processes()); err != nil {
+		return nil, err
+	}
 	if len(j.nodes) == 0 {
 		return nil, errors.New("weir: job has no operators")
 	}
 	nodes := make([]plan.Node, len(j.nodes))
 	for i, n := range j.nodes {
+		if err := n.checkParallelism(j.cfg.keyGroups); err != nil {
+			return nil, err
+		}
 		pn := plan.Node{ID: n.id, Name: n.name, Op: n.op, Kind: n.kind, State: n.state,
 			Selectivity: n.sel, Key: n.key, Parallelism: n.par}
 		for port, in := range n.inputs {

@@ -49,7 +49,7 @@ func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] 
 	if c.name != "" {
 		name = c.name
 	}
-	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, ports: singlePort[T]()})
+	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, parSet: c.parSet, ports: singlePort[T]()})
 	n.newSource = func(tc taskCtx, outs []any) (runtime.SourceTask, error) {
 		r, err := src.Open(SourceContext{Instance: tc.inst, Parallelism: tc.par})
 		if err != nil {
@@ -503,7 +503,7 @@ func Union[T any](s Stream[T], more ...Stream[T]) Stream[T] {
 func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	j := s.job
 	c := opOptions(opts)
-	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
+	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism, parSet: c.parSet})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
 	save := func(tc taskCtx) error {
 		if tc.snaps == nil {

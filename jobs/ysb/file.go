@@ -67,10 +67,10 @@ func ReadCampaigns(r io.Reader, name string) (Campaigns, error) {
 type FileConfig struct {
 	Events     []string
 	Campaigns  Campaigns
-	Workers    int
+	Workers    int // 0: weir.Workers' default
 	MaxDelay   time.Duration
-	Interval   time.Duration
-	DeadLetter io.Writer // nil: bad input stops the job
+	Interval   time.Duration // 0: weir.BatchInterval's default
+	DeadLetter io.Writer     // nil: bad input stops the job
 	// Rate, if positive, replays the events at that many per second of
 	// wall time (weir.Paced).
 	Rate    float64
@@ -104,8 +104,11 @@ func Decoder(c Campaigns) func(line string) (gen.YSBEvent, error) {
 // BuildFile adds the file job to a new job and returns it with the sink
 // that collects the results.
 func BuildFile(cfg FileConfig) (*weir.Job, *Collector, *file.DeadLetter) {
-	opts := []weir.JobOption{weir.Workers(cfg.Workers)}
-	if cfg.Interval > 0 {
+	var opts []weir.JobOption
+	if cfg.Workers != 0 {
+		opts = append(opts, weir.Workers(cfg.Workers))
+	}
+	if cfg.Interval != 0 {
 		opts = append(opts, weir.BatchInterval(cfg.Interval))
 	}
 	opts = append(opts, cfg.Options...)
