@@ -10,7 +10,8 @@ import "github.com/weirstream/weir/internal/checkpoint"
 // it passes the first marker at or after a multiple of every; a process
 // writes its part once all its tasks have, and the checkpoint is complete
 // when every process's part is in (recorded by a manifest). The last keep
-// complete checkpoints are kept (default 3).
+// complete checkpoints are kept. dir must not be empty, and every and
+// keep must be at least 1.
 //
 // A job with checkpoints restarts from its latest complete checkpoint with
 // exactly-once results: windows, joins, Process, EventTime and outputs
@@ -23,9 +24,7 @@ import "github.com/weirstream/weir/internal/checkpoint"
 func Checkpoints(dir string, every, keep int) JobOption {
 	return func(c *jobConfig) {
 		c.ckpt = &ckptConfig{dir: dir, every: uint64(max(1, every)), keep: max(1, keep)}
-		if keep <= 0 {
-			c.ckpt.keep = 3
-		}
+		c.ckptEvery, c.ckptKeep = every, keep
 	}
 }
 
@@ -43,13 +42,9 @@ type ckptConfig struct {
 // keyed state is redistributed by key group, and sources resume their
 // unread records over the new readers (weir.Rescalable). Checkpoints newer
 // than it in the job's own checkpoint directory are discarded. It needs
-// Checkpoints, given before it.
+// Checkpoints (given before or after it).
 func FromCheckpoint(chk string) JobOption {
-	return func(c *jobConfig) {
-		if c.ckpt != nil {
-			c.ckpt.from = chk
-		}
-	}
+	return func(c *jobConfig) { c.fromCkpt, c.fromSet = chk, true }
 }
 
 // instanceMerger is an instance snapshotter that can take the state of a

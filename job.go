@@ -75,7 +75,8 @@ type node struct {
 	// userState: a user function keeps state of its own, which
 	// checkpoints cannot save.
 	userState bool
-	par       int // 0: the planner decides
+	par       int // 0: the planner decides, unless parSet
+	parSet    bool
 	// params are the operator's parameters and record types, and source
 	// its input's identity, for the job's identity.
 	params string
@@ -170,11 +171,17 @@ func (j *Job) plan() (*plan.Physical, error) {
 	if j.err != nil {
 		return nil, j.err
 	}
+	if err := j.cfg.validate(j.processes()); err != nil {
+		return nil, err
+	}
 	if len(j.nodes) == 0 {
 		return nil, errors.New("weir: job has no operators")
 	}
 	nodes := make([]plan.Node, len(j.nodes))
 	for i, n := range j.nodes {
+		if err := n.checkParallelism(j.cfg.keyGroups); err != nil {
+			return nil, err
+		}
 		pn := plan.Node{ID: n.id, Name: n.name, Op: n.op, Kind: n.kind, State: n.state,
 			Selectivity: n.sel, Key: n.key, Parallelism: n.par}
 		for port, in := range n.inputs {

@@ -3,7 +3,6 @@ package weir
 import (
 	"crypto/tls"
 	"log/slog"
-	"runtime"
 	"time"
 
 	"github.com/weirstream/weir/internal/partition"
@@ -11,7 +10,9 @@ import (
 )
 
 type jobConfig struct {
+	// workers is 0 until Workers gives it or validate picks the default.
 	workers      int
+	workersSet   bool
 	interval     time.Duration
 	epochRecords int
 	keyGroups    int
@@ -27,11 +28,15 @@ type jobConfig struct {
 	ckpt         *ckptConfig
 	pebbleDir    string
 	stopOn       <-chan struct{}
+	pebbleSet    bool
+	// As given to Checkpoints and FromCheckpoint; validate checks them.
+	ckptEvery, ckptKeep int
+	fromCkpt            string
+	fromSet             bool
 }
 
 func defaultJobConfig() jobConfig {
 	return jobConfig{
-		workers:    runtime.GOMAXPROCS(0),
 		interval:   time.Second,
 		keyGroups:  partition.DefaultKeyGroups,
 		batchSize:  1024,
@@ -42,39 +47,38 @@ func defaultJobConfig() jobConfig {
 // JobOption configures a Job.
 type JobOption func(*jobConfig)
 
-// Workers sets the default parallelism of every operator (default
-// GOMAXPROCS).
-func Workers(n int) JobOption { return func(c *jobConfig) { c.workers = max(1, n) } }
+// Options record what they are given; Run and Explain check every value
+// before anything starts and return an error naming the option for one
+// that cannot work.
 
-// BatchInterval sets the wall-clock length of an epoch (default 1 s); a
-// non-positive d keeps the default.
-func BatchInterval(d time.Duration) JobOption {
-	return func(c *jobConfig) {
-		if d > 0 {
-			c.interval = d
-		}
-	}
-}
+// Workers sets the default parallelism of every operator, per process: at
+// least 1, and the workers of all the processes at most the key groups,
+// since a keyed operator has at most one instance per key group (default
+// GOMAXPROCS, lowered to what the key groups allow).
+func Workers(n int) JobOption { return func(c *jobConfig) { c.workers, c.workersSet = n, true } }
+
+// BatchInterval sets the wall-clock length of an epoch (default 1 s); it
+// must be positive.
+func BatchInterval(d time.Duration) JobOption { return func(c *jobConfig) { c.interval = d } }
 
 // EpochRecords makes sources cut an epoch every n records per source
-// instance instead of by time.
+// instance instead of by time (0, the default: by time).
 func EpochRecords(n int) JobOption { return func(c *jobConfig) { c.epochRecords = n } }
 
-// KeyGroups sets the number of key groups (default 128, at most 32768). It
-// bounds the parallelism of keyed operators.
-func KeyGroups(k int) JobOption {
-	return func(c *jobConfig) { c.keyGroups = min(max(1, k), maxKeyGroups) }
-}
+// KeyGroups sets the number of key groups, from 1 to 32768 (default 128).
+// It bounds the parallelism of the job: a keyed operator has at most one
+// instance per key group, and the job at most KeyGroups workers.
+func KeyGroups(k int) JobOption { return func(c *jobConfig) { c.keyGroups = k } }
 
 const maxKeyGroups = 1 << 15
 
 // BatchSize sets how many records an exchange packs into one batch (default
-// 1024).
-func BatchSize(n int) JobOption { return func(c *jobConfig) { c.batchSize = max(1, n) } }
+// 1024, at least 1).
+func BatchSize(n int) JobOption { return func(c *jobConfig) { c.batchSize = n } }
 
 // QueueDepth sets how many batches an operator instance's inbox holds before
-// its senders block (default 16).
-func QueueDepth(n int) JobOption { return func(c *jobConfig) { c.queueDepth = max(1, n) } }
+// its senders block (default 16, at least 1).
+func QueueDepth(n int) JobOption { return func(c *jobConfig) { c.queueDepth = n } }
 
 // Logger sets where the job logs what it decides while it runs (the
 // elastic controller's task changes, say); the default is slog.Default().
@@ -101,6 +105,7 @@ type EpochStats struct {
 type opConfig struct {
 	name        string
 	parallelism int
+	parSet      bool
 	state       plan.State
 	stateSet    bool
 	key         *keySpec
@@ -114,8 +119,9 @@ type Option func(*opConfig)
 // Name names an operator in plans, metrics and errors.
 func Name(s string) Option { return func(c *opConfig) { c.name = s } }
 
-// Parallelism sets the number of instances of an operator.
-func Parallelism(n int) Option { return func(c *opConfig) { c.parallelism = max(1, n) } }
+// Parallelism sets the number of instances of an operator: at least 1,
+// and for a keyed operator at most the key groups.
+func Parallelism(n int) Option { return func(c *opConfig) { c.parallelism, c.parSet = n, true } }
 
 func opOptions(opts []Option) opConfig {
 	var c opConfig

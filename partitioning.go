@@ -28,8 +28,8 @@ import (
 //     senders (see weir bench skew).
 //
 // Strategies other than hash need an aggregator with Merge and a window
-// other than Session; other aggregations use hash. An unknown name fails
-// the job when it runs.
+// other than Session; other aggregations use hash. An unknown name is an
+// error from Run.
 func Partitioning(name string) JobOption {
 	return func(c *jobConfig) { c.partitioning = name }
 }
@@ -45,7 +45,7 @@ func (j *Job) strategy(mergeable bool) (partition.Strategy, error) {
 	if n := j.cfg.partitioning; n != "" && n != "auto" {
 		var err error
 		if s, err = partition.ParseStrategy(n); err != nil {
-			return 0, fmt.Errorf("weir: partitioning: %w", err)
+			return 0, fmt.Errorf("weir: Partitioning(%q): unknown; want auto, %s", n, strategyNames())
 		}
 	}
 	if !mergeable {

@@ -3,6 +3,7 @@ package weir
 import (
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,9 +22,9 @@ import (
 // window firing reads its keys from disk. Checkpoints save and restore the
 // state by key group as with the default in-memory tables (the databases
 // themselves start empty on every run). Keys, values and accumulators
-// must have codecs (see Codec).
+// must have codecs (see Codec). dir must not be empty.
 func PebbleState(dir string) JobOption {
-	return func(c *jobConfig) { c.pebbleDir = dir }
+	return func(c *jobConfig) { c.pebbleDir, c.pebbleSet = dir, true }
 }
 
 // keyedStore is where a keyed operator instance keeps its state: a table in
@@ -45,7 +46,7 @@ func newStore[K comparable, V any](j *Job, op string, inst int) (keyedStore[K, V
 		return newKeyedTable[K, V](), nil
 	}
 	name := strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(op)
-	s, err := openPebbleStore[K, V](filepath.Join(j.cfg.pebbleDir, fmt.Sprintf("%s-%d-process-%d", name, inst, j.Process())))
+	s, err := openPebbleStore[K, V](filepath.Join(j.cfg.pebbleDir, fmt.Sprintf("%s-%d-process-%d", name, inst, j.Process())), j.logger())
 	if err != nil {
 		return nil, fmt.Errorf("weir: %s#%d: %w", op, inst, err)
 	}
@@ -68,7 +69,7 @@ type pebbleStore[K comparable, V any] struct {
 	close sync.Once
 }
 
-func openPebbleStore[K comparable, V any](dir string) (*pebbleStore[K, V], error) {
+func openPebbleStore[K comparable, V any](dir string, log *slog.Logger) (*pebbleStore[K, V], error) {
 	kc, err := codec.For[K]()
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func openPebbleStore[K comparable, V any](dir string) (*pebbleStore[K, V], error
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	db, err := pebble.Open(dir, &pebble.Options{})
+	db, err := pebble.Open(dir, &pebble.Options{Logger: pebbleLogger{log: log, dir: dir}})
 	if err != nil {
 		return nil, fmt.Errorf("pebble: %w", err)
 	}

@@ -42,7 +42,7 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []Option, mk func
 			sel = c.sel
 		}
 	}
-	n := j.add(&node{name: c.name, op: op, kind: plan.Op, state: st, sel: sel, par: c.parallelism, ports: singlePort[U]()})
+	n := j.add(&node{name: c.name, op: op, kind: plan.Op, state: st, sel: sel, par: c.parallelism, parSet: c.parSet, ports: singlePort[U]()})
 	n.params = typeList(reflect.TypeFor[T]()) + " to " + typeList(reflect.TypeFor[U]())
 	n.userState = d.user && st != plan.Stateless
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}

@@ -50,7 +50,7 @@ func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] 
 	if c.name != "" {
 		name = c.name
 	}
-	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, ports: singlePort[T]()})
+	n := j.add(&node{name: name, op: "source", kind: plan.Source, par: c.parallelism, parSet: c.parSet, ports: singlePort[T]()})
 	n.params, n.source = "of "+typeList(reflect.TypeFor[T]()), identify(src)
 	if c, ok := src.(Counted); ok {
 		j.counted = append(j.counted, c)
@@ -511,7 +511,7 @@ func Union[T any](s Stream[T], more ...Stream[T]) Stream[T] {
 func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	j := s.job
 	c := opOptions(opts)
-	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism})
+	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism, parSet: c.parSet})
 	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
 	save := func(tc taskCtx) error {
 		if tc.snaps == nil {

@@ -1,7 +1,6 @@
 package weir
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/weirstream/weir/internal/summary"
@@ -66,12 +65,4 @@ func (j *Job) localCounts() map[string]int64 {
 		}
 	}
 	return c
-}
-
-// logger is where the job logs.
-func (j *Job) logger() *slog.Logger {
-	if j.cfg.logger != nil {
-		return j.cfg.logger
-	}
-	return slog.Default()
 }

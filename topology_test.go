@@ -74,12 +74,13 @@ func TestTopologiesAgainstModel(t *testing.T) {
 	}
 }
 
-// TestFewKeyGroups runs keyed operators with fewer key groups than
-// workers: their parallelism is capped at the number of key groups.
+// TestFewKeyGroups runs keyed operators with as many workers as key
+// groups, so every instance owns exactly one (more workers are refused;
+// see TestBadOptions).
 func TestFewKeyGroups(t *testing.T) {
 	in := genRecs(62, 3000, 13, maxDelay)
 	for _, groups := range []int{1, 3} {
-		c := runCfg{name: "kg", workers: 8, opts: []weir.JobOption{weir.Workers(8), weir.KeyGroups(groups), weir.BatchSize(16), weir.EpochRecords(37)}}
+		c := runCfg{name: "kg", workers: groups, opts: []weir.JobOption{weir.Workers(groups), weir.KeyGroups(groups), weir.BatchSize(16), weir.EpochRecords(37)}}
 		j := c.job()
 		out := &bag[weir.WindowResult[string, int64]]{}
 		weir.Sink(countTumbling(timedSource(c, j, "src", in)), out)

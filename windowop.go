@@ -23,7 +23,7 @@ import (
 func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregator[T, A, R]) Stream[WindowResult[K, R]] {
 	j := ws.k.s.job
 	c := opOptions(ws.cfg.opts)
-	n := j.add(&node{name: c.name, op: "window(" + ws.spec.String() + ")", kind: plan.Inboxed, state: plan.Keyed, sel: plan.AnyNumber, key: ws.k.name, par: c.parallelism})
+	n := j.add(&node{name: c.name, op: "window(" + ws.spec.String() + ")", kind: plan.Inboxed, state: plan.Keyed, sel: plan.AnyNumber, key: ws.k.name, par: c.parallelism, parSet: c.parSet})
 	n.params = fmt.Sprintf("lateness %dms, key, record, accumulator, result: %s", ws.spec.Lateness, typeList(reflect.TypeFor[K](), reflect.TypeFor[T](), reflect.TypeFor[A](), reflect.TypeFor[R]()))
 	n.ports = []func([]any) any{
 		func(outs []any) any { return combine[WindowResult[K, R]](outs) },

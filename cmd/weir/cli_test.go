@@ -406,6 +406,10 @@ func TestCLIErrors(t *testing.T) {
 	writeFile(t, text, "hello world\n")
 	missing := filepath.Join(dir, "missing.jsonl")
 	out := filepath.Join(dir, "out.csv")
+	emptyDir := filepath.Join(dir, "empty")
+	if err := os.Mkdir(emptyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	cases := []struct {
 		name string
@@ -417,7 +421,7 @@ func TestCLIErrors(t *testing.T) {
 		{"missing-events", []string{"run", "ysb", "--events", missing, "--campaigns", campaigns, "--out", out}, []string{missing}},
 		{"missing-campaigns", []string{"run", "ysb", "--events", events, "--campaigns", missing, "--out", out}, []string{missing}},
 		{"missing-input", []string{"run", "wordcount", "--input", text, "--input", missing, "--out", out}, []string{missing}},
-		{"input-is-dir", []string{"run", "wordcount", "--input", dir, "--out", out}, []string{dir}},
+		{"input-empty-dir", []string{"run", "wordcount", "--input", emptyDir, "--out", out}, []string{emptyDir, "holds no file"}},
 		{"no-header", []string{"run", "ysb", "--events", events, "--campaigns", noHeader, "--out", out}, []string{noHeader + ":1:", "ad_id,campaign_id"}},
 		{"bad-row", []string{"run", "ysb", "--events", events, "--campaigns", badRow, "--out", out}, []string{badRow + ":3:"}},
 		{"no-out-ysb", []string{"run", "ysb", "--events", events, "--campaigns", campaigns}, []string{"--out"}},

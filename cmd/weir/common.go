@@ -53,10 +53,8 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.fromCkpt, "from-checkpoint", "", "start from the checkpoint in `DIR` (a chk-N directory), even one taken with other --workers or processes")
 }
 
+// options are the job options of the flags, once check has passed them.
 func (f *jobFlags) options() []weir.JobOption {
-	if f.workers < 1 {
-		f.workers = 1
-	}
 	opts := []weir.JobOption{weir.Workers(f.workers), weir.BatchInterval(f.interval), weir.KeyGroups(f.keyGroups)}
 	if f.epochRecords > 0 {
 		opts = append(opts, weir.EpochRecords(f.epochRecords))
@@ -138,16 +136,32 @@ func createOut(path string) (*os.File, error) {
 	return f, nil
 }
 
-// checkFiles reports the first input file that cannot be read.
-func checkFiles(paths []string) error {
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if st.IsDir() {
-			return fmt.Errorf("%s is a directory", p)
-		}
+// deadLetterFiles are the files --dead-letter FILE names: FILE, or in a
+// job of several processes FILE.process-I for each process I.
+func deadLetterFiles(file string, procs int) []string {
+	if file == "" {
+		return nil
 	}
-	return nil
+	if procs <= 1 {
+		return []string{file}
+	}
+	out := make([]string, procs)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s.process-%d", file, i)
+	}
+	return out
+}
+
+// readSince says, after a count of records in a summary, what it covers:
+// process 0's share of a distributed job's input, and only the records
+// read since the checkpoint the run restored.
+func readSince(m weir.Metrics, jf jobFlags) string {
+	return restored(m) + jf.cluster.share()
+}
+
+func restored(m weir.Metrics) string {
+	if m.RestoredFrom > 0 {
+		return fmt.Sprintf(" read since checkpoint %d", m.RestoredFrom)
+	}
+	return ""
 }

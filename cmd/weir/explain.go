@@ -27,9 +27,12 @@ each region's exit restores order), the tasks in each (fused chains), every
 operator's declared state and selectivity, and the exchange on each edge
 (forward, round-robin or keygroup split or shuffle, gather, ordered merge).
 --format dot prints the same as a Graphviz graph.`,
-		Args:      cobra.ExactArgs(1),
+		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: []string{"ysb", "wordcount", "fission"},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("explain needs a job: ysb, wordcount or fission")
+			}
 			if format != "text" && format != "dot" {
 				return fmt.Errorf("--format %q: want text or dot", format)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -21,7 +22,7 @@ func main() {
 		debug.SetGCPercent(defaultGOGC)
 	}
 	if err := rootCmd().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "weir:", err)
+		fmt.Fprintln(os.Stderr, "weir:", message(err))
 		os.Exit(1)
 	}
 }
@@ -33,7 +34,10 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return resolveCluster(cmd)
+			if err := resolveCluster(cmd); err != nil {
+				return err
+			}
+			return checkJobFlags(cmd)
 		},
 	}
 	run := &cobra.Command{Use: "run JOB", Short: "Run a built-in job"}
@@ -59,4 +63,44 @@ func subNames(c *cobra.Command) string {
 		s += sc.Name()
 	}
 	return s
+}
+
+// checkJobFlags checks the job flags of the command that runs, before it
+// does anything.
+func checkJobFlags(cmd *cobra.Command) error {
+	for _, f := range registered {
+		if f.fs == cmd.Flags() {
+			return f.check()
+		}
+	}
+	return nil
+}
+
+// message is err as one line for "weir: " to prefix: without the "weir: "
+// the engine's errors start with, and with no prefix twice in a row
+// ("file: file: ").
+func message(err error) string {
+	s := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	for strings.HasPrefix(s, "weir: ") {
+		s = strings.TrimPrefix(s, "weir: ")
+	}
+	parts := strings.Split(s, ": ")
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if last := out[len(out)-1]; p == last && isWord(p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
+}
+
+// isWord reports whether s is a lower-case word, as prefixes are.
+func isWord(s string) bool {
+	for _, c := range s {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -36,24 +36,56 @@ func runWordcountCmd() *cobra.Command {
 			if out == "" {
 				return fmt.Errorf("--out is required")
 			}
-			if err := checkFiles(inputs); err != nil {
+			if err := checkRate(cmd, rate); err != nil {
 				return err
 			}
-			return runWordcount(ctx, jf, inputs, out, stats, rate)
+			files, err := expandInputs(inputs)
+			if err != nil {
+				return err
+			}
+			var ps paths
+			if files[0] == stdinPath {
+				if err := stdinAlone(jf); err != nil {
+					return err
+				}
+			} else {
+				ps.input("--input", files...)
+			}
+			ps.output("--out", out, jf.cluster.leader())
+			ps.jobDirs(&jf)
+			if err := ps.check(); err != nil {
+				return err
+			}
+			return runWordcount(ctx, jf, files, out, stats, rate)
 		},
 	}
 	jf.register(cmd.Flags())
-	cmd.Flags().StringSliceVar(&inputs, "input", nil, "text `FILE`s to count (repeat or comma-separate)")
+	cmd.Flags().StringSliceVar(&inputs, "input", nil, "text `FILE`s to count: files, directories (every file under them), patterns such as 'data/*.txt', @LIST (a file of paths, one per line) or - (standard input); repeat or comma-separate")
 	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE` (word,count)")
 	cmd.Flags().Float64Var(&rate, "rate", 0, "replay the lines at this many per second (0: as fast as possible)")
 	cmd.Flags().BoolVar(&stats, "stats", false, "at the end, print the partitioning figures of the count on stderr as one JSON object")
 	return cmd
 }
 
+// stdinAlone refuses standard input where it cannot work: it cannot be
+// read again after a restart, and one process alone can read it.
+func stdinAlone(jf jobFlags) error {
+	if jf.ckptDir != "" || jf.fromCkpt != "" {
+		return fmt.Errorf("--input -: standard input cannot be read again after a restart, so a job reading it cannot take checkpoints; drop --checkpoint-dir or give files")
+	}
+	if n := jf.cluster.resolved.Processes(); n > 1 {
+		return fmt.Errorf("--input -: standard input is read by one process, and this job has %d; give files", n)
+	}
+	return nil
+}
+
 func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string, stats bool, rate float64) error {
 	job := weir.NewJob("wordcount", jf.options()...)
 	col := &weir.Collect[wordcount.Result]{}
 	in := file.Lines(inputs, file.Options{})
+	if inputs[0] == stdinPath {
+		in = file.LinesFrom("stdin", os.Stdin, file.Options{})
+	}
 	if rate > 0 {
 		in = weir.Paced(in, rate)
 	}
@@ -79,8 +111,9 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 	if err := f.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wordcount: %d lines%s, %d distinct words in %.2fs, written to %s\n",
-		job.Metrics().Records, jf.cluster.share(), len(res), time.Since(start).Seconds(), out)
+	m := job.Metrics()
+	fmt.Fprintf(os.Stderr, "wordcount: %d non-empty lines%s, %d distinct words in %.2fs, written to %s\n",
+		m.Records, readSince(m, jf), len(res), time.Since(start).Seconds(), out)
 	if stats {
 		return json.NewEncoder(os.Stderr).Encode(partitionFigures(job, jf.partitioning.name))
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,10 +37,26 @@ FILE --out FILE it reads JSON-lines events and an ad_id,campaign_id CSV and
 writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRate(cmd, rate); err != nil {
+				return err
+			}
+			if err := checkDurations(cmd, "duration", "max-delay"); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			n, numErr := strconv.ParseInt(events, 10, 64)
-			if events != "" && numErr != nil {
+			n, isNum, err := parseCount("events", events, "events")
+			if err != nil {
+				return err
+			}
+			if events != "" && !isNum {
+				if st, err := os.Stat(events); os.IsNotExist(err) {
+					return fmt.Errorf("--events %s: neither a number of events nor an existing file", events)
+				} else if err != nil {
+					return fmt.Errorf("--events %v", unwrapPath(err))
+				} else if !st.Mode().IsRegular() {
+					return fmt.Errorf("--events %s: not a regular file", events)
+				}
 				if !cmd.Flags().Changed("rate") {
 					rate = 0 // a file is read as fast as possible unless paced
 				}
@@ -49,9 +64,6 @@ writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 			}
 			if campaigns != "" || deadLetter != "" {
 				return fmt.Errorf("--campaigns and --dead-letter need --events FILE")
-			}
-			if events == "" {
-				n = 0
 			}
 			if n > 0 && !cmd.Flags().Changed("duration") {
 				duration = 0
@@ -77,7 +89,15 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	if out == "" {
 		return fmt.Errorf("--out is required with --events FILE")
 	}
-	if err := checkFiles([]string{events}); err != nil {
+	var ps paths
+	ps.input("--events", events)
+	ps.input("--campaigns", campaigns)
+	ps.output("--out", out, jf.cluster.leader())
+	for i, dl := range deadLetterFiles(deadLetter, jf.cluster.resolved.Processes()) {
+		ps.output("--dead-letter", dl, i == jf.cluster.resolved.Self)
+	}
+	ps.jobDirs(&jf)
+	if err := ps.check(); err != nil {
 		return err
 	}
 	camp, err := ysb.LoadCampaigns(campaigns)
@@ -127,7 +147,7 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 		return err
 	}
 	m := run.Metrics
-	fmt.Fprintf(os.Stderr, "ysb: %d events%s in %.2fs, %d windows written to %s", m.Records, jf.cluster.share(), time.Since(start).Seconds(), len(run.Results), out)
+	fmt.Fprintf(os.Stderr, "ysb: %d events%s in %.2fs, %d windows written to %s", m.Records, readSince(m, jf), time.Since(start).Seconds(), len(run.Results), out)
 	if dl != nil {
 		// The job's bad lines, over its attempts and processes.
 		where := dl.Path()
@@ -150,6 +170,12 @@ func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Dur
 	if jf.cluster.resolved.Processes() > 1 && events == 0 {
 		return fmt.Errorf("a distributed generator run needs --events, so that process 0 knows the total")
 	}
+	var ps paths
+	ps.output("--out", out, jf.cluster.leader())
+	ps.jobDirs(&jf)
+	if err := ps.check(); err != nil {
+		return err
+	}
 	g := gen.YSB{Rate: rate, Events: events, Duration: duration, Seed: 1}
 	camp := ysb.FromAds(g.Ads())
 	prog := newProgress(os.Stderr)
@@ -170,11 +196,12 @@ func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Dur
 	res := col.Sorted()
 	m := job.Metrics()
 	secs := time.Since(start).Seconds()
+	note := restored(m)
 	if jf.cluster.resolved.Processes() > 1 {
-		m.Records = events
+		m.Records, note = events, ""
 	}
-	fmt.Printf("ysb: %d events in %.1fs (%.0f events/s), %d workers, %d epochs, epoch latency p50 %.2fms p99 %.2fms, %d windows over %d campaigns, %d late\n",
-		m.Records, secs, float64(m.Records)/secs, jf.workers, m.Epochs, msf(m.LatencyP50), msf(m.LatencyP99),
+	fmt.Printf("ysb: %d events%s in %.1fs (%.0f events/s), %d workers, %d epochs, epoch latency p50 %.2fms p99 %.2fms, %d windows over %d campaigns, %d late\n",
+		m.Records, note, secs, float64(m.Records)/secs, jf.workers, m.Epochs, msf(m.LatencyP50), msf(m.LatencyP99),
 		len(res), len(campaignSet(res)), m.Late)
 	if out != "" {
 		f, err := createOut(out)

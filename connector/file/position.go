@@ -84,8 +84,16 @@ func (r *reader[T]) setSegments(segs []segment, split bool) {
 	ps := &r.pos
 	r.segs, ps.split = segs, split
 	ps.bases, ps.starts = make([]int64, len(segs)), make([]int64, len(segs))
+	var base int64
+	f := 0
 	for k, sg := range segs {
-		ps.bases[k] = fileBase(ps.sizes, sg.file)
+		if sg.file < f { // not in file order: count from the start
+			base, f = 0, 0
+		}
+		for ; f < sg.file; f++ {
+			base += ps.sizes[f]
+		}
+		ps.bases[k] = base
 	}
 	r.seg, r.ready = 0, false
 	ps.marks = ps.marks[:0]
@@ -271,7 +279,10 @@ func (r *reader[T]) Seek(pos []byte) error {
 	r.seg, r.ready = p.seg, p.begun
 	if r.ready {
 		sg := segs[p.seg]
-		r.f, r.hi = r.files[sg.file], sg.hi
+		if err := r.open(sg.file); err != nil {
+			return err
+		}
+		r.hi = sg.hi
 		r.s, r.p, r.eof = "", 0, false
 		r.off, r.start, r.lines = p.off, p.start, p.lines
 		r.pos.starts[p.seg] = p.start
@@ -308,7 +319,10 @@ func (r *reader[T]) checkResume(sg segment, start, lines, off int64, line bool) 
 		return nil
 	}
 	var c [1]byte
-	if _, err := r.files[sg.file].ReadAt(c[:], off-1); err != nil {
+	if err := r.open(sg.file); err != nil {
+		return err
+	}
+	if _, err := r.f.ReadAt(c[:], off-1); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if c[0] != '\n' {

@@ -90,15 +90,16 @@ type reader[T any] struct {
 	// The segment being read, segs[seg].
 	seg   int
 	ready bool     // the segment has been started
-	f     *os.File // its file
-	hi    int64    // its end
-	s     string   // the current chunk
-	p     int      // the start of the next line in s
-	off   int64    // the file offset of s[0]
-	eof   bool     // s reaches the end of the file
-	start int64    // the file offset of the segment's first line
-	lines int64    // the lines taken from the segment so far
-	at    int64    // the file offset of the line next returned last
+	f     *os.File // its file, files[fk]
+	fk    int
+	hi    int64  // its end
+	s     string // the current chunk
+	p     int    // the start of the next line in s
+	off   int64  // the file offset of s[0]
+	eof   bool   // s reaches the end of the file
+	start int64  // the file offset of the segment's first line
+	lines int64  // the lines taken from the segment so far
+	at    int64  // the file offset of the line next returned last
 
 	pos positions // what Position needs
 	// known, by file, is the last point whose line number was counted.
@@ -157,6 +158,24 @@ func (r *reader[T]) Close() error {
 	return nil
 }
 
+// open makes file k the current file, r.f, opening it if it is not open
+// and closing the one read before: a reader holds one file open at a time.
+func (r *reader[T]) open(k int) error {
+	if r.f != nil && r.fk != k {
+		r.f.Close()
+		r.files[r.fk], r.f = nil, nil
+	}
+	if r.files[k] == nil {
+		f, err := os.Open(r.paths[k])
+		if err != nil {
+			return fmt.Errorf("file: %w", err)
+		}
+		r.files[k] = f
+	}
+	r.f, r.fk = r.files[k], k
+	return nil
+}
+
 // next returns the next line the reader owns, without its terminator, or
 // false at the end of the last segment.
 func (r *reader[T]) next() (string, bool, error) {
@@ -205,7 +224,10 @@ func (r *reader[T]) next() (string, bool, error) {
 // the line that crosses its start, which belongs to the previous segment.
 func (r *reader[T]) begin() error {
 	sg := r.segs[r.seg]
-	r.f, r.hi = r.files[sg.file], sg.hi
+	if err := r.open(sg.file); err != nil {
+		return err
+	}
+	r.hi = sg.hi
 	r.s, r.p, r.eof, r.lines = "", 0, false, 0
 	r.off = max(sg.lo-1, 0)
 	// A line starts at lo if the byte before it is a newline, so the skip
@@ -242,6 +264,11 @@ func (r *reader[T]) fill() error {
 	size := r.chunk
 	if len(rest) > size/2 {
 		size = 2 * len(rest) // a long line: room for it and as much again
+	}
+	if left := r.pos.sizes[r.fk] - (r.off + int64(len(r.s))); left >= 0 && int64(size) > int64(len(rest))+left+1 {
+		// The end of the file is near (a small file): a buffer for what
+		// is left, and a byte more to see the end.
+		size = len(rest) + int(left) + 1
 	}
 	r.buf = make([]byte, size)
 	n := copy(r.buf, rest)

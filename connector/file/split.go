@@ -46,46 +46,33 @@ func segments(sizes []int64, i, n int) []segment {
 	return segs
 }
 
-// openFiles opens the files that instance i of n reads and returns them
-// with its segments and the sizes of all the files; the slice of files is
-// indexed like paths, with nil for the files the instance does not read.
+// openFiles checks that instance i of n can read every file (each is
+// opened and closed again) and returns its segments and the sizes of all
+// the files, with a slice of files indexed like paths, all nil: a reader
+// opens the file of the segment it reads, one at a time (see
+// reader.open), so that the number of files read is not bounded by the
+// number of files a process may have open.
 func openFiles(paths []string, i, n int) ([]*os.File, []segment, []int64, error) {
 	if n <= 0 || i < 0 || i >= n {
 		return nil, nil, nil, fmt.Errorf("file: instance %d of %d", i, n)
 	}
-	files := make([]*os.File, len(paths))
 	sizes := make([]int64, len(paths))
-	fail := func(err error) ([]*os.File, []segment, []int64, error) {
-		closeAll(files)
-		return nil, nil, nil, fmt.Errorf("file: %w", err)
-	}
 	for k, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
-			return fail(err)
+			return nil, nil, nil, fmt.Errorf("file: %w", err)
 		}
-		files[k] = f
 		st, err := f.Stat()
+		f.Close()
 		if err != nil {
-			return fail(err)
+			return nil, nil, nil, fmt.Errorf("file: %w", err)
 		}
 		if st.IsDir() {
-			return fail(&os.PathError{Op: "open", Path: p, Err: errIsDir})
+			return nil, nil, nil, fmt.Errorf("file: %w", &os.PathError{Op: "open", Path: p, Err: errIsDir})
 		}
 		sizes[k] = st.Size()
 	}
-	segs := segments(sizes, i, n)
-	used := make([]bool, len(paths))
-	for _, s := range segs {
-		used[s.file] = true
-	}
-	for k, f := range files {
-		if !used[k] {
-			f.Close()
-			files[k] = nil
-		}
-	}
-	return files, segs, sizes, nil
+	return make([]*os.File, len(paths)), segments(sizes, i, n), sizes, nil
 }
 
 func closeAll(files []*os.File) error {

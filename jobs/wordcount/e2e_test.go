@@ -230,7 +230,7 @@ func TestWordcountMatchesReference(t *testing.T) {
 		}{
 			{"default", nil},
 			{"records", []weir.JobOption{weir.EpochRecords(300), weir.BatchSize(64)}},
-			{"interval", []weir.JobOption{weir.BatchInterval(2 * time.Millisecond), weir.KeyGroups(5)}},
+			{"interval", []weir.JobOption{weir.BatchInterval(2 * time.Millisecond), weir.KeyGroups(11)}},
 		} {
 			t.Run(fmt.Sprintf("workers=%d/epochs=%s", w, epochs.name), func(t *testing.T) {
 				got, m := runWordcount(t, paths, append([]weir.JobOption{weir.Workers(w)}, epochs.opts...)...)

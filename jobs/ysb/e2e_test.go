@@ -263,7 +263,7 @@ func TestRunFileMatchesReference(t *testing.T) {
 			per := 1_009
 			run := runFile(t, ysb.FileConfig{
 				Events: []string{shuffledPath}, Campaigns: camp, Workers: w, MaxDelay: 5 * time.Second,
-				Options: []weir.JobOption{weir.EpochRecords(per), weir.KeyGroups(7)},
+				Options: []weir.JobOption{weir.EpochRecords(per), weir.KeyGroups(11)},
 			})
 			checkResults(t, "record-based epochs", run.Results, want)
 			t.Logf("%d epochs", run.Metrics.Epochs)

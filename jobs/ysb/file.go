@@ -67,9 +67,9 @@ func ReadCampaigns(r io.Reader, name string) (Campaigns, error) {
 type FileConfig struct {
 	Events    []string
 	Campaigns Campaigns
-	Workers   int
+	Workers   int // 0: weir.Workers' default
 	MaxDelay  time.Duration
-	Interval  time.Duration
+	Interval  time.Duration // 0: weir.BatchInterval's default
 	// DeadLetter, if set, receives the bad lines (file.OpenDeadLetter,
 	// or file.NewDeadLetter); nil: bad input stops the job.
 	DeadLetter *file.DeadLetter
@@ -109,8 +109,11 @@ func Decoder(c Campaigns) func(line string) (gen.YSBEvent, error) {
 // BuildFile adds the file job to a new job and returns it with the sink
 // that collects the results.
 func BuildFile(cfg FileConfig) (*weir.Job, *Collector) {
-	opts := []weir.JobOption{weir.Workers(cfg.Workers)}
-	if cfg.Interval > 0 {
+	var opts []weir.JobOption
+	if cfg.Workers != 0 {
+		opts = append(opts, weir.Workers(cfg.Workers))
+	}
+	if cfg.Interval != 0 {
 		opts = append(opts, weir.BatchInterval(cfg.Interval))
 	}
 	opts = append(opts, cfg.Options...)
