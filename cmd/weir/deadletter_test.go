@@ -174,7 +174,7 @@ func TestRunYSBDeadLetterRestart(t *testing.T) {
 	for _, same := range []string{events, campaigns, out, filepath.Join(dir, ".", "events.jsonl")} {
 		bad := slices.Clone(args)
 		bad[slices.Index(bad, dead)] = same
-		mustFail(t, bad, "--dead-letter", "is also the file of")
+		mustFail(t, bad, "--dead-letter", "must not")
 	}
 	if readFile(t, events) != data {
 		t.Error("a refused --dead-letter changed the events file")

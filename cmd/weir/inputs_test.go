@@ -184,9 +184,15 @@ func TestSummaryAfterRestore(t *testing.T) {
 	}
 	first := filepath.Join(dir, "first.csv")
 	checkWordcount(t, mustSucceed(t, args(first)...), first, b.String())
-	// The second run starts from the first one's last checkpoint.
+	// The second run starts, deliberately, from the first one's last
+	// checkpoint (the first ran to its end: its directory is not
+	// resumed by itself).
+	chks, _ := filepath.Glob(filepath.Join(ckpt, "chk-*", "MANIFEST"))
+	if len(chks) == 0 {
+		t.Fatal("the first run left no complete checkpoint")
+	}
 	second := filepath.Join(dir, "second.csv")
-	r := mustSucceed(t, args(second)...)
+	r := mustSucceed(t, append(args(second), "--from-checkpoint", filepath.Dir(chks[len(chks)-1]))...)
 	if got, want := readFile(t, second), readFile(t, first); got != want {
 		t.Errorf("the restored run's output differs\n%s", firstDiff(got, want))
 	}

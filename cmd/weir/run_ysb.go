@@ -107,14 +107,8 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Rate: rate, Options: jf.options()}
 	var dl *file.DeadLetter
 	if deadLetter != "" {
-		// A fresh start empties the dead-letter file: it must not be
-		// another of the job's files.
-		for _, p := range []string{events, campaigns, out} {
-			if sameFile(deadLetter, p) {
-				return fmt.Errorf("--dead-letter %s is also the file of --events, --campaigns or --out", deadLetter)
-			}
-		}
-		// In a distributed job each process writes its own bad lines,
+		// A fresh start empties the dead-letter file: ps.check made sure
+		// it is none of the job's other files. In a distributed job each process writes its own bad lines,
 		// to FILE.process-I; see file.OpenDeadLetter.
 		if dl, err = file.OpenDeadLetter(deadLetter); err != nil {
 			return err
