@@ -31,6 +31,8 @@ type jobFlags struct {
 	fromCkpt     string
 	state        string
 	stateDir     string
+	// stopOn, once closed, stops the job cleanly (jobSignals).
+	stopOn <-chan struct{}
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -56,6 +58,9 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 // options are the job options of the flags, once check has passed them.
 func (f *jobFlags) options() []weir.JobOption {
 	opts := []weir.JobOption{weir.Workers(f.workers), weir.BatchInterval(f.interval), weir.KeyGroups(f.keyGroups)}
+	if f.stopOn != nil {
+		opts = append(opts, weir.StopOn(f.stopOn))
+	}
 	if f.epochRecords > 0 {
 		opts = append(opts, weir.EpochRecords(f.epochRecords))
 	}

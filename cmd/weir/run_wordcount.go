@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"time"
 
@@ -28,8 +27,8 @@ func runWordcountCmd() *cobra.Command {
 		Short: "Count the words (strings.Fields) of text files",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer stop()
+			ctx, release := jobSignals(cmd.Context(), &jf)
+			defer release()
 			if len(inputs) == 0 {
 				return fmt.Errorf("--input is required")
 			}
@@ -93,7 +92,7 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 	weir.Sink(wordcount.Query(lines), col, weir.Name("collect"))
 	start := time.Now()
 	if err := job.Run(ctx); err != nil {
-		return err
+		return stoppedRun(err, "wordcount", job.Metrics(), jf, out)
 	}
 	if !jf.cluster.leader() {
 		return nil // process 0 writes the output

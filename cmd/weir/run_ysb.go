@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"time"
 
@@ -43,8 +42,8 @@ writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 			if err := checkDurations(cmd, "duration", "max-delay"); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer stop()
+			ctx, release := jobSignals(cmd.Context(), &jf)
+			defer release()
 			n, isNum, err := parseCount("events", events, "events")
 			if err != nil {
 				return err
@@ -119,7 +118,7 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	start := time.Now()
 	run, err := ysb.RunFile(ctx, cfg)
 	if err != nil {
-		return err
+		return stoppedRun(err, "ysb", run.Metrics, jf, out)
 	}
 	if dl != nil {
 		if err := dl.Close(); err != nil {
@@ -182,7 +181,11 @@ func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Dur
 	err := job.Run(ctx)
 	prog.stop()
 	if err != nil {
-		return err
+		what := out
+		if what == "" {
+			what = "the summary"
+		}
+		return stoppedRun(err, "ysb", job.Metrics(), jf, what)
 	}
 	if !jf.cluster.leader() {
 		return nil // process 0 reports and writes the output
