@@ -70,6 +70,21 @@ func TestMismatchedProcesses(t *testing.T) {
 			[2]string{"runs another job: binary is " + fileHash(t, weirBin) + " here, " + fileHash(t, other) + " there",
 				"runs another job: binary is " + fileHash(t, other) + " here, " + fileHash(t, weirBin) + " there"}},
 	}
+	// The same files in another order: a different input.
+	dir := t.TempDir()
+	a, b, out := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"), filepath.Join(dir, "out.csv")
+	writeFile(t, a, "one two\n")
+	writeFile(t, b, "three four five\n")
+	wc := func(inputs string) []string {
+		return []string{"run", "wordcount", "--input", inputs, "--out", out, "--workers", "1", "--mesh-timeout", "60s"}
+	}
+	tests = append(tests, struct {
+		name  string
+		bins  [2]string
+		args  [2][]string
+		wants [2]string
+	}{"input order", [2]string{weirBin, weirBin}, [2][]string{wc(a + "," + b), wc(b + "," + a)},
+		[2]string{"runs another job: source lines is", "runs another job: source lines is"}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stderr, took := runPair(t, tt.bins, [2]string{"same", "same"}, tt.args)
