@@ -56,7 +56,7 @@ func chain(out pusher[allocRec]) *sourceTask[allocRec] {
 	var p pusher[allocRec] = out
 	p = &filterRefOp[allocRec]{f: func(r *allocRec) bool { return r.Val%5 != 0 }, out: p}
 	p = &mapOp[allocRec, allocRec]{f: func(r allocRec) allocRec { r.Val++; return r }, out: p}
-	p = &eventTimeOp[allocRec]{f: func(r allocRec) int64 { return r.TS }, delay: 10, out: p, max: progress.NoWatermark, wm: progress.NoWatermark}
+	p = newEventTimeOp("eventtime", func(r allocRec) int64 { return r.TS }, 10, *newTimeRange(), p)
 	p = &filterOp[allocRec]{f: func(r allocRec) bool { return r.Val%2 == 0 }, out: p}
 	p = &mapRefOp[allocRec, allocRec]{f: func(r *allocRec) allocRec { c := *r; c.Val *= 3; return c }, out: p}
 	return &sourceTask[allocRec]{r: &repeatReader{allocBatch()}, out: p}
@@ -166,8 +166,9 @@ func TestAllocsWindowBatch(t *testing.T) {
 			w := &windowTask[string, allocRec, int64, int64]{
 				spec: spec, agg: count, size: 1024, out: out, late: late,
 				table: newKeyedTable[string, window.Set[int64]](), next: math.MaxInt64,
-				wm: progress.NoWatermark, lateCount: &atomic.Int64{},
+				wm: progress.NoWatermark, lateCount: &atomic.Int64{}, held: *newTimeRange(),
 			}
+			w.lo, w.hi = spec.Range()
 			feed := windowBatches(w)
 			checkAllocs(t, "window "+spec.String(), func() {
 				if err := feed(); err != nil {

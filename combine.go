@@ -197,7 +197,10 @@ func (c *combineEx[K, T, A]) one(b *batch[T], i int) (bool, error) {
 	}
 	spec := &c.spec
 	if spec.Kind == window.Tumbling {
-		start, end := c.tc.Window(ts, spec.Size)
+		start, end, ok := c.tc.Window(ts, spec.Size)
+		if !ok {
+			panic(badWindowTime(ts, *spec))
+		}
 		if spec.Late(end, c.wm) {
 			return false, c.raw.one(b, i)
 		}

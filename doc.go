@@ -36,7 +36,9 @@
 // once the watermark reaches end-1. With AllowedLateness its state is kept
 // a while longer and late records update it (it fires again); records
 // later than that are counted in Metrics().Late and go to the window's
-// Late() stream. Nothing is dropped without a count.
+// Late() stream. Nothing is dropped without a count. A record whose time
+// a window downstream cannot hold (its window would start or end beyond
+// int64; see WindowSpec.TimeRange) fails the job at EventTime.
 //
 // Ownership. Functions passed to operators must not keep references to the
 // records they are given beyond the call, except records they return.

@@ -84,6 +84,10 @@ type node struct {
 	inputs []input
 	// ports[i] combines the pushers of output port i's consumers.
 	ports []func(outs []any) any
+	// times[i], if set, is the range of the event times the node assigns
+	// to the records of output port i (EventTime, windows, joins); a port
+	// without passes its input's times on.
+	times []*timeRange
 	// Exactly one of these is set, by kind.
 	newSource func(tc taskCtx, outs []any) (runtime.SourceTask, error)
 	newOp     func(tc taskCtx, outs []any) (any, error)

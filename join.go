@@ -43,10 +43,15 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	case spec.NeedsTime() && !out.timed:
 		j.fail(fmt.Errorf("weir: %s: %s windows need event time on both inputs; assign it with EventTime", n.name, spec))
 	}
+	held := newTimeRange() // of the results
+	n.times = []*timeRange{held}
+	holdTimes(l.s.node, l.s.port, spec)
+	holdTimes(r.s.node, r.s.port, spec)
 	late := &atomic.Int64{}
 	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
 	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
 		t := &joinTask[K, L, R, O]{
+			name: n.name, held: *held,
 			spec: spec, f: f, size: j.cfg.batchSize, out: outs[0].(pusher[O]),
 			table: newKeyedTable[K, window.Set[joinAcc[L, R]]](),
 			next:  math.MaxInt64, wm: progress.NoWatermark, late: late,
@@ -63,6 +68,8 @@ type joinAcc[L, R any] struct {
 }
 
 type joinTask[K comparable, L, R, O any] struct {
+	name  string
+	held  timeRange // the times results may have
 	spec  window.Spec
 	f     func(K, L, R) O
 	size  int
@@ -118,6 +125,11 @@ func (t *joinTask[K, L, R, O]) Mark(m progress.Marker) error {
 		var err error
 		t.table.DeleteFunc(func(k K, set *window.Set[joinAcc[L, R]]) bool {
 			next = min(next, set.Fire(t.wm, t.spec.Lateness, func(w *window.Win[joinAcc[L, R]]) {
+				if !t.held.holds(w.End-1) && err == nil && len(w.Acc.left) > 0 && len(w.Acc.right) > 0 {
+					err = fmt.Errorf("weir: %s: the results of window [%d, %d) of key %s have event time %d, outside the range the windows downstream can hold [%d, %d]",
+						t.name, w.Start, w.End, showRecord(k), w.End-1, t.held.lo, t.held.hi)
+					return
+				}
 				for _, l := range w.Acc.left {
 					for _, r := range w.Acc.right {
 						t.outB.v = append(t.outB.v, t.f(k, l, r))

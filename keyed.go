@@ -66,6 +66,16 @@ func Session(gap time.Duration) WindowSpec {
 // input ends. It needs no event time.
 func Global() WindowSpec { return WindowSpec{window.Spec{Kind: window.Global}} }
 
+// TimeRange is the closed range of event times the windows can hold: the
+// times whose windows start and end within int64 milliseconds (for a
+// session, ts+gap), excluding math.MinInt64 and math.MaxInt64, which the
+// watermark uses as -inf and +inf. For tumbling and sliding windows it
+// falls short of the ends of int64 by less than the size; for sessions,
+// by the gap at the top. EventTime fails the job on a record whose time
+// is outside the range of a window downstream; a job can route such
+// records elsewhere before EventTime with this range.
+func (w WindowSpec) TimeRange() (lo, hi int64) { return w.spec.Range() }
+
 // WindowOption configures a window.
 type WindowOption func(*windowConfig)
 

@@ -259,7 +259,10 @@ func (t *microTask[K, T, A]) fold(d *deposit[K, T], slot, g int32, lo, hi int) {
 				w.Acc = x.add(w.Acc, v)
 				continue
 			case window.Tumbling:
-				start, end := t.tc.Window(ts, spec.Size)
+				start, end, ok := t.tc.Window(ts, spec.Size)
+				if !ok {
+					panic(badWindowTime(ts, *spec))
+				}
 				if !spec.Late(end, wm) {
 					w := set.Get(start, end, x.init)
 					w.Acc = x.add(w.Acc, v)

@@ -101,12 +101,15 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		return result
 	}
 	ws.late.node = n
+	held := newTimeRange() // of the results; the late records pass their times on
+	n.times = []*timeRange{held, nil}
+	holdTimes(ws.k.s.node, ws.k.s.port, ws.spec)
 	late := &atomic.Int64{}
 	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
 	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
 		inst := tc.inst
 		w := &windowTask[K, T, A, R]{
-			spec: ws.spec, agg: agg, size: j.cfg.batchSize,
+			name: n.name, spec: ws.spec, held: *held, agg: agg, size: j.cfg.batchSize,
 			out: outs[0].(pusher[WindowResult[K, R]]), late: outs[1].(pusher[T]),
 			next: math.MaxInt64,
 			wm:   progress.NoWatermark, lateCount: late,
@@ -119,6 +122,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		if micro != nil {
 			w.micro = newMicroTask(micro, inst, microOwner[K, T, A](w), func() int64 { return w.wm })
 		}
+		w.lo, w.hi = ws.spec.Range()
 		tc.saves(n.name, w)
 		return w, nil
 	}
@@ -176,7 +180,10 @@ func Count[K comparable, T any](ws WindowedStream[K, T]) Stream[WindowResult[K, 
 }
 
 type windowTask[K comparable, T, A, R any] struct {
+	name      string
 	spec      window.Spec
+	lo, hi    int64     // the times spec can hold
+	held      timeRange // the times results may have
 	agg       Aggregator[T, A, R]
 	size      int
 	out       pusher[WindowResult[K, R]]
@@ -219,6 +226,9 @@ func (w *windowTask[K, T, A, R]) flushLate() error {
 
 func (w *windowTask[K, T, A, R]) add(r *krec[K, T]) {
 	spec := &w.spec
+	if r.ts < w.lo || r.ts > w.hi {
+		panic(badWindowTime(r.ts, *spec))
+	}
 	if spec.Kind == window.Session {
 		set := w.table.Upsert(r.h, r.k)
 		win := set.AddSession(r.ts, spec.Gap, spec.Lateness, w.wm, w.agg.Init, w.agg.Merge)
@@ -235,7 +245,7 @@ func (w *windowTask[K, T, A, R]) add(r *krec[K, T]) {
 	}
 	if spec.Kind == window.Tumbling {
 		// The common case, without the closure of Assign.
-		start, end := w.tc.Window(r.ts, spec.Size)
+		start, end, _ := w.tc.Window(r.ts, spec.Size) // exact: r.ts is in range
 		if spec.Late(end, w.wm) {
 			w.toLate(r)
 			return
@@ -334,6 +344,10 @@ func (w *windowTask[K, T, A, R]) fire() error {
 	var err error
 	w.table.DeleteFunc(func(k K, set *window.Set[A]) bool {
 		n := set.Fire(w.wm, w.spec.Lateness, func(win *window.Win[A]) {
+			if !w.held.holds(win.End-1) && err == nil {
+				err = fmt.Errorf("weir: %s: the result of window [%d, %d) of key %s has event time %d, outside the range the windows downstream can hold [%d, %d]",
+					w.name, win.Start, win.End, showRecord(k), win.End-1, w.held.lo, w.held.hi)
+			}
 			w.outB.v = append(w.outB.v, WindowResult[K, R]{Key: k, Start: win.Start, End: win.End, Value: w.agg.Result(win.Acc)})
 			w.outB.ts = append(w.outB.ts, win.End-1)
 			if len(w.outB.v) >= w.size && err == nil {

@@ -53,9 +53,10 @@ func (w *Win[A]) Touch() {
 // gap, merging every window that overlaps [ts, ts+gap) into one (their
 // accumulators combined with merge). It returns the window to update, or nil
 // if the record is late: its new session would be past cleanup at wm and it
-// overlaps no window still kept.
+// overlaps no window still kept. ts must be in the spec's Range, where
+// ts+gap is exact; outside it the end saturates.
 func (s *Set[A]) AddSession(ts, gap, lateness, wm int64, init func() A, merge func(a, b A) A) *Win[A] {
-	start, end := ts, ts+gap
+	start, end := ts, AddSat(ts, gap)
 	first := -1
 	for i := 0; i < len(s.W); i++ {
 		w := &s.W[i]

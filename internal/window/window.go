@@ -86,17 +86,28 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// Assign calls f with the bounds of every window a record at ts belongs to.
-// Sessions are not assigned here: see Set.AddSession.
+// Assign calls f with the bounds of every window a record at ts belongs to,
+// latest start first. Sessions are not assigned here: see Set.AddSession.
+// Only windows whose bounds are exact int64s are passed to f, so for a ts
+// outside Range some of its windows are missing: callers check ValidTime.
 func (s Spec) Assign(ts int64, f func(start, end int64)) {
 	switch s.Kind {
 	case Tumbling:
-		start := floorDiv(ts, s.Size) * s.Size
-		f(start, start+s.Size)
-	case Sliding:
-		last := floorDiv(ts, s.Slide) * s.Slide
-		for start := last; start > ts-s.Size; start -= s.Slide {
+		if start, ok := floorTo(ts, s.Size); ok && start <= math.MaxInt64-s.Size {
 			f(start, start+s.Size)
+		}
+	case Sliding:
+		// Windows start at ts-off for off = ts mod slide, +slide, ...,
+		// while off < size. Offsets, unlike starts, cannot overflow.
+		for off := mod(ts, s.Slide); ; off += s.Slide {
+			if ts >= math.MinInt64+off {
+				if start := ts - off; start <= math.MaxInt64-s.Size {
+					f(start, start+s.Size)
+				}
+			}
+			if off >= s.Size-s.Slide {
+				break
+			}
 		}
 	case Global:
 		f(GlobalStart, GlobalEnd)
@@ -106,13 +117,13 @@ func (s Spec) Assign(ts int64, f func(start, end int64)) {
 // Spanned bounds the number of windows that records with times in
 // [lo, hi] can fall in: exact for tumbling windows, at most size/slide
 // more for sliding ones, 1 for the global window, and 0 for sessions
-// (their windows depend on the records).
+// (their windows depend on the records). It saturates at math.MaxInt64.
 func (s Spec) Spanned(lo, hi int64) int64 {
 	switch s.Kind {
 	case Tumbling:
-		return floorDiv(hi, s.Size) - floorDiv(lo, s.Size) + 1
+		return AddSat(SubSat(floorDiv(hi, s.Size), floorDiv(lo, s.Size)), 1)
 	case Sliding:
-		return floorDiv(hi, s.Slide) - floorDiv(lo, s.Slide) + (s.Size+s.Slide-1)/s.Slide
+		return AddSat(SubSat(floorDiv(hi, s.Slide), floorDiv(lo, s.Slide)), (s.Size-1)/s.Slide+1)
 	case Global:
 		return 1
 	}
@@ -126,16 +137,11 @@ func (s Spec) Late(end, wm int64) bool {
 }
 
 // fireTime is when a window is due: the watermark it needs.
-func fireTime(end int64) int64 { return end - 1 }
+func fireTime(end int64) int64 { return SubSat(end, 1) }
 
-// cleanup is when a window's state is dropped, saturating at MaxInt64.
-func cleanup(end, lateness int64) int64 {
-	t := end - 1
-	if t > math.MaxInt64-lateness {
-		return math.MaxInt64
-	}
-	return t + lateness
-}
+// cleanup is when a window's state is dropped, saturating at
+// math.MaxInt64 (+inf: at the end of the input).
+func cleanup(end, lateness int64) int64 { return AddSat(fireTime(end), lateness) }
 
 // TumblingCache remembers the last tumbling window found, so that records
 // in time order skip the division that finds their window.
@@ -144,12 +150,16 @@ type TumblingCache struct {
 	ok         bool
 }
 
-// Window returns the bounds of the tumbling window of ts for size.
-func (c *TumblingCache) Window(ts, size int64) (start, end int64) {
+// Window returns the bounds of the tumbling window of ts for size; ok is
+// false if they are not exact int64s (ts is outside the spec's Range).
+func (c *TumblingCache) Window(ts, size int64) (start, end int64, ok bool) {
 	if c.ok && ts >= c.start && ts < c.end {
-		return c.start, c.end
+		return c.start, c.end, true
 	}
-	start = floorDiv(ts, size) * size
+	start, ok = floorTo(ts, size)
+	if !ok || start > math.MaxInt64-size {
+		return 0, 0, false
+	}
 	c.start, c.end, c.ok = start, start+size, true
-	return start, start + size
+	return start, start + size, true
 }

@@ -121,9 +121,9 @@ func TestTumblingCache(t *testing.T) {
 	ts := int64(-5000)
 	for i := 0; i < 10000; i++ {
 		ts += int64(r.IntN(7)) - 2 // mostly forward, sometimes back
-		start, end := c.Window(ts, 10)
+		start, end, ok := c.Window(ts, 10)
 		want := floorDiv(ts, 10) * 10
-		if start != want || end != want+10 {
+		if !ok || start != want || end != want+10 {
 			t.Fatalf("Window(%d, 10) = [%d, %d); want [%d, %d)", ts, start, end, want, want+10)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -353,11 +354,17 @@ func badLines(good gen.YSBEvent) []badLine {
 	if noAdType == js || badTime == js || unknownAd == js {
 		panic("badLines: replacement failed")
 	}
+	// Views of a known ad at times no one means, which once pushed the
+	// watermark to the top of int64 and made every later view late.
+	far, past := view, view
+	far.EventTime, past.EventTime = math.MaxInt64-3, -ysb.MaxEventTime-1
 	return []badLine{
 		{"malformed", js[:len(js)/2], "malformed JSON"},
 		{"missing-field", noAdType, `missing field "ad_type"`},
 		{"bad-event-time", badTime, "event_time"},
 		{"unknown-ad", unknownAd, "no campaign"},
+		{"far-event-time", string(far.AppendJSON(nil)), "event_time 9223372036854775804 is outside ±2^53 ms"},
+		{"past-event-time", string(past.AppendJSON(nil)), "event_time -9007199254740993 is outside ±2^53 ms"},
 	}
 }
 
@@ -458,11 +465,11 @@ func TestRunFileDeadLetter(t *testing.T) {
 	for i, b := range badLines(evs[1]) {
 		// Each kind twice: early and late in the file.
 		bad = append(bad, b)
-		at = append(at, 10+i*n/9)
+		at = append(at, 10+i*n/13)
 	}
 	for i, b := range badLines(evs[2]) {
 		bad = append(bad, b)
-		at = append(at, n/2+i*n/9)
+		at = append(at, n/2+i*n/13)
 	}
 	// Sorted positions, as fileWithBadLines expects.
 	idx := make([]int, len(at))

@@ -89,15 +89,31 @@ type FileRun struct {
 	Metrics     weir.Metrics
 }
 
-// Decoder returns the event decoder of the file job: JSON, plus the check
-// that the event's ad has a campaign. An ad missing from the campaign map
-// is bad input whatever the event type: the two files disagree.
+// MaxEventTime bounds the event_time the file job accepts: |event_time|
+// <= 2^53 ms, some 285,000 years either side of 1970. Those are the
+// integers a float64 holds exactly, as JavaScript and many JSON tools
+// read numbers, so a larger value is a mistake rather than a time. And
+// the engine's windows hold every time but those within one window length
+// of ±2^63, while a time.Duration is at most 2^43 ms: every accepted event
+// has an exact window, and neither its watermark (minus at most 2^43 ms of
+// out-of-orderness) nor its window's cleanup comes near ±2^63.
+const MaxEventTime = 1 << 53
+
+// Decoder returns the event decoder of the file job: JSON, plus the checks
+// that the event time is within ±MaxEventTime and that the event's ad has
+// a campaign. Either failure makes the line bad input, reported with its
+// file and line or sent to the dead-letter output, before the event
+// reaches a watermark. An ad missing from the campaign map is bad input
+// whatever the event type: the two files disagree.
 func Decoder(c Campaigns) func(line string) (gen.YSBEvent, error) {
 	ads := newAdSet(c)
 	return func(line string) (gen.YSBEvent, error) {
 		e, err := ysbjson.Decode(line)
 		if err != nil {
 			return e, err
+		}
+		if e.EventTime < -MaxEventTime || e.EventTime > MaxEventTime {
+			return e, fmt.Errorf("event_time %d is outside ±2^53 ms", e.EventTime)
 		}
 		if !ads.has(e.AdID) {
 			return e, fmt.Errorf("ad %q has no campaign", e.AdID)
