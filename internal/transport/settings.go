@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/weirstream/weir/internal/jobid"
 )
 
 // Setting is one named value of Config.Settings: something every process
@@ -111,24 +113,19 @@ type difference struct {
 // connection call it with the lower-indexed process's list as a, so both
 // name the same setting.
 func firstDifference(a, b []Setting) difference {
-	inB := make(map[string]string, len(b))
-	for _, x := range b {
-		inB[x.Name] = x.Value
+	d, differ := jobid.Compare(entries(a), entries(b))
+	if !differ {
+		return difference{}
 	}
-	inA := make(map[string]bool, len(a))
-	for _, x := range a {
-		inA[x.Name] = true
-		v, ok := inB[x.Name]
-		if !ok || v != x.Value {
-			return difference{Name: x.Name, A: x.Value, B: v, InA: true, InB: ok, Difference: true}
-		}
+	return difference{Name: d.Name, A: d.Here, B: d.There, InA: d.Missing != "here", InB: d.Missing != "there", Difference: true}
+}
+
+func entries(s []Setting) jobid.Identity {
+	id := make(jobid.Identity, len(s))
+	for i, x := range s {
+		id[i] = jobid.Entry(x)
 	}
-	for _, x := range b {
-		if !inA[x.Name] {
-			return difference{Name: x.Name, B: x.Value, InB: true, Difference: true}
-		}
-	}
-	return difference{}
+	return id
 }
 
 // showMax is how many bytes of a setting's value a message shows: a hex
