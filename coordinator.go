@@ -21,6 +21,7 @@ type coordinator struct {
 	groups      int
 	log         *slog.Logger
 	from        uint64             // checkpoint restored from (0: none)
+	records     int64              // records the sources had read by it, over all processes
 	restored    map[blobKey][]byte // its blobs
 	instances   map[string]int     // per operator with instance blobs: how many instances saved them
 	mu          sync.Mutex

@@ -248,13 +248,14 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 		seek([]byte) error
 		seekSplits([][]byte) error
 		setAfter(func(progress.Marker) error)
+		count() int64
 	}
 	s, ok := st.(seekable)
 	if !ok {
 		return fmt.Errorf("weir: source %s cannot be checkpointed", name)
 	}
 	op := "source:" + name
-	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: s.position}}
+	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: s.position, count: s.count}}
 	if err := r.restore(par); err != nil {
 		return err
 	}

@@ -360,7 +360,9 @@ type lateCounter struct {
 
 // Metrics summarises a finished (or running) job.
 type Metrics struct {
-	// Records is the number of records the sources have read.
+	// Records is the number of records the sources have read; after a
+	// restore, those read before the checkpoint count too (records read
+	// after it by a run that failed do not: they are read again).
 	Records int64
 	// Late is the number of records that arrived after their windows'
 	// allowed lateness, over all window operators.

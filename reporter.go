@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/weirstream/weir/internal/checkpoint"
 	"github.com/weirstream/weir/internal/partition"
@@ -26,9 +27,13 @@ type reporter struct {
 
 // sourcePos is how a source task's position is saved.
 type sourcePos struct {
-	op  string
-	pos func() ([]byte, error)
+	op    string
+	pos   func() ([]byte, error)
+	count func() int64 // records read
 }
+
+// recordsSuffix names a source instance's count of records read.
+const recordsSuffix = "#records"
 
 func (r *reporter) after(m progress.Marker) error {
 	if m.Final {
@@ -91,7 +96,8 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 		if err != nil {
 			return nil, nil, err
 		}
-		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: r.inst, Data: data})
+		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: r.inst, Data: data},
+			checkpoint.SourceBlob{Operator: r.source.op + recordsSuffix, Instance: r.inst, Data: binary.AppendVarint(nil, r.source.count())})
 	}
 	return state, insts, nil
 }
@@ -267,6 +273,12 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 			c.restored[blobKey{op: b.Operator, inst: -1, kg: b.KeyGroup}] = b.Data
 		}
 		for _, b := range p.Sources {
+			if strings.HasSuffix(b.Operator, recordsSuffix) {
+				rd := &reader{b: b.Data}
+				if v := rd.varint(); rd.done() == nil {
+					c.records += v
+				}
+			}
 			c.restored[blobKey{op: b.Operator, inst: b.Instance}] = b.Data
 			c.instances[b.Operator] = max(c.instances[b.Operator], b.Instance+1)
 		}

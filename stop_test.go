@@ -74,6 +74,9 @@ func TestStopAtCheckpoint(t *testing.T) {
 	if got := second.Metrics().RestoredFrom; got != at {
 		t.Errorf("resumed from checkpoint %d, want %d (where the first run stopped)", got, at)
 	}
+	if got := second.Metrics().Records; got != int64(len(in)) {
+		t.Errorf("the resumed run counts %d records read, want %d (with those read before the checkpoint)", got, len(in))
+	}
 	sameWindows(t, "stopped and resumed", windowsOf(out2), want)
 }
 
@@ -145,6 +148,11 @@ func TestStopDistributed(t *testing.T) {
 	}
 	if got := jobs[0].Metrics().RestoredFrom; got != at {
 		t.Errorf("resumed from %d, want %d", got, at)
+	}
+	for i, j := range jobs {
+		if got := j.Metrics().Records; got != int64(len(in)) {
+			t.Errorf("process %d of the resumed job counts %d records read, want %d", i, got, len(in))
+		}
 	}
 	sameWindows(t, "distributed, stopped and resumed", windowsOf(out), want)
 }

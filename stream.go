@@ -80,6 +80,9 @@ type sourceTask[T any] struct {
 	// read is the length of the last Read's batch; after, in a job with
 	// checkpoints, runs once the source has passed a marker.
 	read  int
+	// pushed counts the records pushed, saved with the position so that
+	// a restored job counts what came before.
+	pushed int64
 	after func(progress.Marker) error
 }
 
@@ -103,6 +106,8 @@ func (s *sourceTask[T]) seekSplits(pos [][]byte) error {
 }
 
 func (s *sourceTask[T]) setAfter(f func(progress.Marker) error) { s.after = f }
+
+func (s *sourceTask[T]) count() int64 { return s.pushed }
 
 // seek resumes the source at a saved position.
 func (s *sourceTask[T]) seek(pos []byte) error {
@@ -139,6 +144,7 @@ func (s *sourceTask[T]) Poll(limit int) (int, error) {
 	}
 	s.b.v, s.b.sel = s.rest[:n:n], nil
 	s.rest = s.rest[n:]
+	s.pushed += int64(n)
 	if err := s.out.push(&s.b); err != nil {
 		return n, err
 	}

@@ -56,6 +56,11 @@ func (j *Job) localCounts() map[string]int64 {
 	if rt != nil {
 		c["records"] = rt.Records()
 	}
+	if j.coord != nil && j.Process() == 0 {
+		// What the sources read before the checkpoint the job restored,
+		// counted once, by process 0.
+		c["records"] += j.coord.records
+	}
 	for _, l := range j.lateCounters {
 		c["late"] += l.n.Load()
 	}

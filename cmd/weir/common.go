@@ -158,15 +158,15 @@ func deadLetterFiles(file string, procs int) []string {
 }
 
 // readSince says, after a count of records in a summary, what it covers:
-// process 0's share of a distributed job's input, and only the records
-// read since the checkpoint the run restored.
+// the checkpoint the run resumed from (the count includes what was read
+// before it) and, in a distributed job, that it is over every process.
 func readSince(m weir.Metrics, jf jobFlags) string {
 	return restored(m) + jf.cluster.share()
 }
 
 func restored(m weir.Metrics) string {
 	if m.RestoredFrom > 0 {
-		return fmt.Sprintf(" read since checkpoint %d", m.RestoredFrom)
+		return fmt.Sprintf(" (resumed from checkpoint %d)", m.RestoredFrom)
 	}
 	return ""
 }
