@@ -79,11 +79,11 @@ type sourceTask[T any] struct {
 	unit  int64
 	// read is the length of the last Read's batch; after, in a job with
 	// checkpoints, runs once the source has passed a marker.
-	read  int
+	read int
 	// pushed counts the records pushed, saved with the position so that
 	// a restored job counts what came before.
 	pushed int64
-	after func(progress.Marker) error
+	after  func(progress.Marker) error
 }
 
 // position is where the source stands: after the records it has pushed.
