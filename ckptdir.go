@@ -110,9 +110,15 @@ func (j *Job) compareFrom(id jobid.Identity, dir string, own *checkpoint.Store, 
 }
 
 // markFinished records that the job ran to its end, so that its directory
-// is not resumed.
+// is not resumed: on process 0, once every peer has said its part ran to
+// its end too (one that stopped, or whose final summary did not come,
+// may have work to resume).
 func (j *Job) markFinished() error {
 	if j.coord == nil || j.Process() != 0 {
+		return nil
+	}
+	if x := j.summaries; x != nil && !x.Board().AllEnded(0) {
+		j.logger().Warn("weir: not every process ran to its end; the checkpoint directory is not marked finished", "dir", j.cfg.ckpt.dir)
 		return nil
 	}
 	return j.coord.store.WriteMeta(checkpoint.FinishedFile, []byte(fmt.Sprintf("job %q finished at %s\n", j.name, time.Now().Format(time.RFC3339))))

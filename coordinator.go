@@ -347,16 +347,25 @@ func (c *coordinator) restoredInstance(op string, inst int) ([]byte, bool) {
 }
 
 // unshared, called with the checkpoints this process wrote that are not
-// complete, warns once if a peer said (in its summary, a while ago) that
-// it wrote its part of a checkpoint whose directory here holds this
-// process's part but not the peer's, twice in a row: the directory is not
-// shared by the processes. It then keeps the checkpoints that cannot
-// complete from piling up. The caller holds storeMu.
+// complete, warns once if, while no checkpoint has completed in this
+// run, a peer said (in its summary, a while ago) that it wrote its part
+// of a checkpoint whose directory here holds this process's part but not
+// the peer's, twice in a row: the directory is not shared by the
+// processes. It then keeps the checkpoints that cannot complete from
+// piling up. The caller holds storeMu.
 func (c *coordinator) unshared(waiting []uint64) error {
 	c.mu.Lock()
+	if c.complete > c.from {
+		// A checkpoint completed: the processes see each other's parts,
+		// if late (a network file system may show a file seconds late).
+		c.mu.Unlock()
+		return nil
+	}
 	claims := map[int]uint64{}
 	for p, n := range c.peerPrev {
-		if n > 0 && slices.Contains(waiting, n) {
+		// A claim counts once this process has written unsharedAfter
+		// more checkpoints since: the peer's part has had time to appear.
+		if n > 0 && slices.Contains(waiting, n) && c.written >= n+unsharedAfter*c.every {
 			claims[p] = n
 		}
 	}
@@ -396,6 +405,10 @@ func (c *coordinator) unshared(waiting []uint64) error {
 	c.mu.Unlock()
 	return c.store.TrimIncomplete(keep)
 }
+
+// unsharedAfter is how many checkpoints after a peer's claimed part this
+// process writes before it counts the part as missing.
+const unsharedAfter = 3
 
 // notePeer records the newest checkpoint process p says it wrote its
 // part of; unshared checks the one it said the time before, which has had

@@ -298,15 +298,6 @@ func (j *Job) Run(ctx context.Context) error {
 	j.mu.Lock()
 	j.rt = rt
 	j.mu.Unlock()
-	if c := j.cfg.stopOn; c != nil {
-		go func() {
-			select {
-			case <-c:
-				j.Stop()
-			case <-rt.Done():
-			}
-		}()
-	}
 	if net != nil {
 		j.closeNet = func() { net.Close() }
 		// A lost peer fails the job; a job that fails aborts the network,
@@ -330,6 +321,18 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	// A stop asked for before the job could carry it out (the summaries
+	// of a distributed job must run first) takes effect now.
+	if c := j.cfg.stopOn; c != nil {
+		go func() {
+			select {
+			case <-c:
+				j.Stop()
+			case <-rt.Done():
+			}
+		}()
+	}
+	j.checkStop()
 	start := time.Now()
 	err = rt.Run(ctx)
 	j.mu.Lock()

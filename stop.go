@@ -36,7 +36,8 @@ type stopper struct {
 // With checkpoints, the job runs on until the next checkpoint is complete
 // on every process and stops there; without, it stops at once. In a
 // distributed job, one process asked to stop stops them all. Stop does
-// not wait; before Run or after it returned, it does nothing.
+// not wait. A Stop before Run takes effect as soon as the job runs; after
+// Run returned, it does nothing.
 func (j *Job) Stop() {
 	j.stop.mu.Lock()
 	j.stop.requested = true
@@ -51,8 +52,8 @@ func (j *Job) checkStop() {
 	j.mu.Lock()
 	rt, x := j.rt, j.summaries
 	j.mu.Unlock()
-	if rt == nil {
-		return
+	if rt == nil || x == nil && j.processes() > 1 {
+		return // Run calls again once it can stop the job
 	}
 	s := &j.stop
 	s.mu.Lock()
@@ -105,17 +106,29 @@ func (j *Job) checkStop() {
 func (j *Job) stopMessage(m *summary.Message) {
 	j.stop.mu.Lock()
 	defer j.stop.mu.Unlock()
-	m.Stop, m.StopAt = j.stop.requested, j.stop.proposal
+	// A stop is announced with its proposal, so that a peer that hears
+	// of it knows what it proposes.
+	m.Stop = j.stop.requested && (j.coord == nil || j.stop.proposal > 0)
+	m.StopAt = j.stop.proposal
+	m.Stopped = j.stop.ended
 }
 
 // stopped waits for what a stop left running and reports the checkpoint
-// the job stopped at.
+// the job stopped at: the newest known complete once every process has
+// stopped (a peer may have completed one more before it heard).
 func (j *Job) stopped() uint64 {
 	j.stop.mu.Lock()
 	closed, at := j.stop.closed, j.stop.at
 	j.stop.mu.Unlock()
 	if closed != nil {
 		<-closed
+	}
+	if j.coord != nil {
+		_, complete := j.coord.progress()
+		at = max(at, complete)
+	}
+	if x := j.summaries; x != nil {
+		at = max(at, x.Board().Complete())
 	}
 	return at
 }

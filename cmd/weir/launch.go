@@ -99,7 +99,11 @@ func launch(n int, args []string, st *launchStop) error {
 		err error
 	}
 	exits := make(chan exit, n)
+	started := 0
 	for i := range n {
+		if st.stopping() {
+			break // a signal came: start no more, and stop those started
+		}
 		c := exec.Command(exe, append(append([]string(nil), args...), "--process", strconv.Itoa(i), "--peers", strings.Join(peers, ","))...)
 		c.Env = append(os.Environ(), "WEIR_SECRET="+secret)
 		c.SysProcAttr = childAttr()
@@ -111,15 +115,12 @@ func launch(n int, args []string, st *launchStop) error {
 		if err != nil {
 			return err
 		}
-		if st.stopping() {
-			stopAll(procs, ended)
-			return nil
-		}
 		if err := c.Start(); err != nil {
 			stopAll(procs, ended)
 			return fmt.Errorf("process %d: %w", i, err)
 		}
 		procs[i] = c
+		started++
 		mu.Lock()
 		fmt.Fprintf(os.Stderr, "weir launch: process %d pid %d\n", i, c.Process.Pid)
 		mu.Unlock()
@@ -144,7 +145,7 @@ func launch(n int, args []string, st *launchStop) error {
 	st.attach(procs, ended)
 	defer st.detach()
 	var first error
-	for range n {
+	for range started {
 		e := <-exits
 		if e.err != nil && first == nil {
 			first = fmt.Errorf("process %d: %w", e.i, e.err)

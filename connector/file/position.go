@@ -69,6 +69,7 @@ func (r *reader[T]) initPositions(ctx weir.SourceContext, sizes []int64, batch i
 	h := fnv.New64a()
 	var b []byte
 	for k, p := range r.paths {
+		p = canonical(p)
 		b = binary.AppendUvarint(b[:0], uint64(len(p)))
 		b = append(b, p...)
 		b = binary.AppendUvarint(b, uint64(sizes[k]))

@@ -72,6 +72,19 @@ func (b *Board) Totals(self int, own []Count) (totals map[string]int64, missing 
 	return totals, missing
 }
 
+// AllEnded reports whether every process but self sent a final message
+// that says its part of the job ran to its end (not stopped).
+func (b *Board) AllEnded(self int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for p, m := range b.latest {
+		if p != self && (!b.final[p] || m.Stopped) {
+			return false
+		}
+	}
+	return true
+}
+
 // Complete returns the newest checkpoint any process knows is complete.
 func (b *Board) Complete() uint64 {
 	b.mu.Lock()

@@ -26,6 +26,9 @@ type Message struct {
 	// checkpoints).
 	Stop   bool
 	StopAt uint64
+	// Stopped, on a final message, says the process's part ended by a
+	// stop, not at the end of its input.
+	Stopped bool
 }
 
 // Count is a named counter.
@@ -51,6 +54,9 @@ func Encode(b []byte, m Message) []byte {
 	}
 	if m.Stop {
 		flags |= 2
+	}
+	if m.Stopped {
+		flags |= 4
 	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(m.Process))
@@ -78,10 +84,10 @@ func Decode(b []byte) (Message, error) {
 	if b[2] != version {
 		return m, fmt.Errorf("summary: version %d, want %d", b[2], version)
 	}
-	if b[3]&^3 != 0 {
+	if b[3]&^7 != 0 {
 		return m, fmt.Errorf("summary: unknown flags %#x", b[3])
 	}
-	m.Final, m.Stop = b[3]&1 != 0, b[3]&2 != 0
+	m.Final, m.Stop, m.Stopped = b[3]&1 != 0, b[3]&2 != 0, b[3]&4 != 0
 	b = b[4:]
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)
