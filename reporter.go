@@ -221,6 +221,12 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	if fs == nil {
 		fs = checkpoint.OSFS()
 	}
+	if cfg.from != "" {
+		// Before anything is created: a chosen checkpoint must be there.
+		if _, err := fs.ReadFile(filepath.Join(cfg.from, "MANIFEST")); err != nil {
+			return nil, fmt.Errorf("weir: cannot start from checkpoint %s: it is not a complete checkpoint: %w", cfg.from, err)
+		}
+	}
 	store, err := checkpoint.Open(fs, cfg.dir, log)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -43,5 +44,19 @@ func TestCheckpointDirOfAnotherJobCLI(t *testing.T) {
 	r := mustFail(t, args, "ran to its end", "is not resumed")
 	if strings.Contains(r.stderr, "restoring") {
 		t.Errorf("the refused run restored a checkpoint: %s", r.stderr)
+	}
+}
+
+// A --from-checkpoint that names no complete checkpoint fails without
+// creating its directory.
+func TestFromMissingCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.txt")
+	writeFile(t, text, "a b c\n")
+	missing := filepath.Join(dir, "nothing")
+	mustFail(t, []string{"run", "wordcount", "--input", text, "--out", filepath.Join(dir, "out.csv"),
+		"--from-checkpoint", filepath.Join(missing, "chk-000000000005")}, "not a complete checkpoint")
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("the failed start created %s", missing)
 	}
 }
