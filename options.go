@@ -7,6 +7,7 @@ import (
 
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/state"
 )
 
 type jobConfig struct {
@@ -26,9 +27,8 @@ type jobConfig struct {
 	meshTLS      *tls.Config
 	meshTimeout  time.Duration
 	ckpt         *ckptConfig
-	pebbleDir    string
+	backend      state.Backend // nil: keyed state in memory
 	stopOn       <-chan struct{}
-	pebbleSet    bool
 	// As given to Checkpoints and FromCheckpoint; validate checks them.
 	ckptEvery, ckptKeep int
 	fromCkpt            string

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/pebblestate"
 )
 
 // Pebble's log lines go through the job's logger, at debug level, and
@@ -21,7 +22,7 @@ func TestPebbleLogsThroughJobLogger(t *testing.T) {
 	var got bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&got, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := filepath.Join(t.TempDir(), "state")
-	j, out := wordJob([]weir.JobOption{weir.PebbleState(dir), weir.Logger(l), weir.Workers(1)})
+	j, out := wordJob([]weir.JobOption{pebblestate.Dir(dir), weir.Logger(l), weir.Workers(1)})
 	if err := runRecovered(t, j); err != nil {
 		t.Fatal(err)
 	}

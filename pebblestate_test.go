@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/pebblestate"
 )
 
 // State kept in Pebble gives the results of state kept in memory: windows
@@ -38,7 +39,7 @@ func TestPebbleState(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	opts := []weir.JobOption{weir.Workers(2), weir.EpochRecords(200), weir.PebbleState(filepath.Join(dir, "state")), weir.Checkpoints(filepath.Join(dir, "ckpt"), 2, 2)}
+	opts := []weir.JobOption{weir.Workers(2), weir.EpochRecords(200), pebblestate.Dir(filepath.Join(dir, "state")), weir.Checkpoints(filepath.Join(dir, "ckpt"), 2, 2)}
 	first := weir.NewJob("first", opts...)
 	build(first, 11000)
 	if err := runErr(t, first); err == nil || !strings.Contains(err.Error(), "crash") {

@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/weirstream/weir/internal/summary"
@@ -70,4 +71,12 @@ func (j *Job) localCounts() map[string]int64 {
 		}
 	}
 	return c
+}
+
+// logger is where the job logs.
+func (j *Job) logger() *slog.Logger {
+	if j.cfg.logger != nil {
+		return j.cfg.logger
+	}
+	return slog.Default()
 }

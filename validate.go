@@ -51,8 +51,10 @@ func (c *jobConfig) validate(procs int) error {
 			return fmt.Errorf("weir: Partitioning(%q): unknown; want auto, %s", n, strategyNames())
 		}
 	}
-	if c.pebbleSet && c.pebbleDir == "" {
-		return fmt.Errorf(`weir: PebbleState(""): the directory is empty`)
+	if c.backend != nil {
+		if err := c.backend.Validate(); err != nil {
+			return fmt.Errorf("weir: %s: %w", c.backend, err)
+		}
 	}
 	return c.validateCheckpoints()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/pebblestate"
 )
 
 // wordJob is a small keyed job: count the words of a few lines.
@@ -58,7 +59,7 @@ func TestBadOptions(t *testing.T) {
 		{opts: []weir.JobOption{weir.BatchSize(0)}, want: "weir: BatchSize(0): must be at least 1"},
 		{opts: []weir.JobOption{weir.QueueDepth(-1)}, want: "weir: QueueDepth(-1): must be at least 1"},
 		{opts: []weir.JobOption{weir.Partitioning("sideways")}, want: `weir: Partitioning("sideways"): unknown; want auto, hash, roundrobin, pkg or prompt`},
-		{opts: []weir.JobOption{weir.PebbleState("")}, want: `weir: PebbleState(""): the directory is empty`},
+		{opts: []weir.JobOption{pebblestate.Dir("")}, want: `weir: pebblestate.Dir(""): the directory is empty`},
 		{opts: []weir.JobOption{weir.Checkpoints("", 1, 1)}, want: `weir: Checkpoints("", 1, 1): the directory is empty`},
 		{opts: []weir.JobOption{weir.Checkpoints(ckpt, 0, 3)}, want: "every must be at least 1"},
 		{opts: []weir.JobOption{weir.Checkpoints(ckpt, 2, 0)}, want: "keep must be at least 1"},

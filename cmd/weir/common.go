@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/pebblestate"
 )
 
 // jobFlags are the flags every job takes.
@@ -69,7 +70,7 @@ func (f *jobFlags) options() []weir.JobOption {
 	}
 	opts = append(opts, f.cluster.options()...)
 	if f.state == "pebble" {
-		opts = append(opts, weir.PebbleState(f.stateDir))
+		opts = append(opts, pebblestate.Dir(f.stateDir))
 	}
 	if f.fromCkpt != "" && f.ckptDir == "" {
 		f.ckptDir = filepath.Dir(f.fromCkpt)

@@ -1,4 +1,4 @@
-package weir
+package pebblestate
 
 import (
 	"fmt"
@@ -36,12 +36,4 @@ func (l pebbleLogger) Fatalf(format string, args ...any) {
 
 func (pebbleLogger) msg(format string, args []any) string {
 	return strings.TrimSuffix(fmt.Sprintf(format, args...), "\n")
-}
-
-// logger returns the job's logger.
-func (j *Job) logger() *slog.Logger {
-	if j.cfg.logger != nil {
-		return j.cfg.logger
-	}
-	return slog.Default()
 }
