@@ -67,6 +67,7 @@ type diskStore[K comparable, V any] struct {
 	vc    codec.Codec[V]
 	cache *state.Table[K, V] // what this epoch touched
 	kbuf  []byte
+	vbuf  []byte
 	one   [1]K
 	onev  [1]V
 	close sync.Once
@@ -136,7 +137,8 @@ func (s *diskStore[K, V]) flush() error {
 	err := s.db.Write(func(set func(k, v []byte), _ func(k []byte)) {
 		s.cache.Range(func(h uint64, k K, v *V) bool {
 			s.onev[0] = *v
-			set(append([]byte(nil), s.key(h, k)...), s.vc.Append(nil, s.onev[:]))
+			s.vbuf = s.vc.Append(s.vbuf[:0], s.onev[:])
+			set(s.key(h, k), s.vbuf)
 			return true
 		})
 	})
@@ -150,12 +152,7 @@ func (s *diskStore[K, V]) scan(f func(h uint64, k K, v *V) (keep, stop bool)) {
 	if err := s.flush(); err != nil {
 		s.fail(err)
 	}
-	type change struct {
-		k, v []byte
-		del  bool
-	}
-	var changes []change
-	err := s.db.Scan(func(key, val []byte) bool {
+	err := s.db.Rewrite(func(key, val []byte) ([]byte, bool, bool) {
 		h := binary.BigEndian.Uint64(key[4:12])
 		ks, err1 := s.kc.Decode(key[12:], nil)
 		vs, err2 := s.vc.Decode(val, nil)
@@ -163,25 +160,13 @@ func (s *diskStore[K, V]) scan(f func(h uint64, k K, v *V) (keep, stop bool)) {
 			s.fail(fmt.Errorf("a stored entry does not decode: %v %v", err1, err2))
 		}
 		keep, stop := f(h, ks[0], &vs[0])
-		c := change{k: append([]byte(nil), key...), del: !keep}
-		if keep {
-			s.onev[0] = vs[0]
-			c.v = s.vc.Append(nil, s.onev[:])
+		if !keep {
+			return nil, false, stop
 		}
-		changes = append(changes, c)
-		return !stop
+		s.onev[0] = vs[0]
+		s.vbuf = s.vc.Append(s.vbuf[:0], s.onev[:])
+		return s.vbuf, true, stop
 	})
-	if err == nil {
-		err = s.db.Write(func(set func(k, v []byte), del func(k []byte)) {
-			for _, c := range changes {
-				if c.del {
-					del(c.k)
-				} else {
-					set(c.k, c.v)
-				}
-			}
-		})
-	}
 	if err != nil {
 		s.fail(err)
 	}

@@ -76,17 +76,31 @@ func (s store) Write(fill func(set func(k, v []byte), del func(k []byte))) error
 	return b.Commit(pebble.NoSync)
 }
 
-func (s store) Scan(f func(k, v []byte) bool) error {
+func (s store) Rewrite(f func(k, v []byte) ([]byte, bool, bool)) error {
 	it, err := s.db.NewIter(nil)
 	if err != nil {
 		return err
 	}
+	b := s.db.NewBatch()
+	defer b.Close()
 	for it.First(); it.Valid(); it.Next() {
-		if !f(it.Key(), it.Value()) {
+		nv, keep, stop := f(it.Key(), it.Value())
+		if keep {
+			err = b.Set(it.Key(), nv, nil)
+		} else {
+			err = b.Delete(it.Key(), nil)
+		}
+		if err != nil || stop {
 			break
 		}
 	}
-	return it.Close()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return b.Commit(pebble.NoSync)
 }
 
 func (s store) Close() error { return s.db.Close() }

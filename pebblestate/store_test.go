@@ -38,20 +38,28 @@ func TestStoreAgainstMap(t *testing.T) {
 			t.Errorf("Get(%s) = %q, %v, %v; want %q", k, got, ok, err, want[k])
 		}
 	}
+	// Rewrite: every entry in order; odd ones deleted, even ones doubled.
 	var prev string
 	n := 0
-	if err := s.Scan(func(k, v []byte) bool {
+	if err := s.Rewrite(func(k, v []byte) ([]byte, bool, bool) {
 		if string(k) <= prev || want[string(k)] != string(v) {
-			t.Errorf("scan: %s=%s after %s", k, v, prev)
+			t.Errorf("rewrite: %s=%s after %s", k, v, prev)
 		}
 		prev = string(k)
 		n++
-		return true
+		return append(append([]byte(nil), v...), v...), k[3]%2 == 0, false
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if n != len(want) {
-		t.Errorf("scan saw %d entries, want %d", n, len(want))
+		t.Errorf("rewrite saw %d entries, want %d", n, len(want))
+	}
+	for k, v := range want {
+		var got string
+		ok, _ := s.Get([]byte(k), func(b []byte) { got = string(b) })
+		if even := k[3]%2 == 0; ok != even || even && got != v+v {
+			t.Errorf("after rewrite %s = %q, %v", k, got, ok)
+		}
 	}
 	s.Close()
 	s, err = b.Open("op-0-process-0", slog.New(slog.DiscardHandler))
@@ -59,7 +67,10 @@ func TestStoreAgainstMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Scan(func(k, v []byte) bool { t.Errorf("reopened store holds %s", k); return false }); err != nil {
+	if err := s.Rewrite(func(k, v []byte) ([]byte, bool, bool) {
+		t.Errorf("reopened store holds %s", k)
+		return nil, false, true
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := (backend{}).Validate(); err == nil {

@@ -25,10 +25,13 @@ type ByteStore interface {
 	// Delete removes k.
 	Delete(k []byte) error
 	// Write applies the writes that fill makes, atomically: set stores a
-	// value, del removes a key (both may keep the slices).
+	// value, del removes a key (both copy what they keep: the caller may
+	// reuse the slices).
 	Write(fill func(set func(k, v []byte), del func(k []byte))) error
-	// Scan calls f with every entry in key order until f returns false;
-	// the slices are valid only during the call.
-	Scan(f func(k, v []byte) bool) error
+	// Rewrite calls f with every entry in key order until it says stop,
+	// and then applies, atomically, what f said of each entry it saw:
+	// keep it with value nv (copied), or delete it. The slices f gets are
+	// valid only during the call.
+	Rewrite(f func(k, v []byte) (nv []byte, keep, stop bool)) error
 	Close() error
 }
