@@ -1,5 +1,7 @@
 // Package weir is a stream processing engine: typed dataflow programs over
-// unbounded or finite streams, run on all cores of one process.
+// unbounded or finite streams, run on all cores of one process or on many
+// processes with no master (Cluster): every process runs the same program
+// and talks directly to every other.
 //
 // A job is built from functions (Go methods cannot take type parameters):
 //

@@ -6,11 +6,14 @@
 // A source task is driven by a loop that polls its reader and cuts the
 // stream into epochs, by wall-clock interval (epoch e covers
 // [start+e*interval, start+(e+1)*interval) on every instance) or by record
-// count. An input task has an inbox, a bounded channel of messages that all
-// its senders share; the bound gives backpressure. Markers are aligned with
-// a progress.Aligner: records from a sender that has already ended the
-// current epoch are held back until the epoch completes, so an epoch's
-// callbacks see exactly that epoch's records.
+// count. An input task has an inbox with one bounded channel per sender
+// (the bound gives backpressure) and a one-slot ready channel that senders
+// poke, on which an idle task sleeps. The task reads the channels round
+// robin, or in the order a SequencedTask asks for. Markers are aligned with
+// a progress.Aligner: a sender that has already ended the current epoch is
+// not read until every sender has, so an epoch's callbacks see exactly that
+// epoch's records. Services (AddService) are the other loops a job needs,
+// such as the pumps that feed inboxes from other processes.
 //
 // The first error, or a panic in an operator, stops every task; Run returns
 // it. Cancelling Run's context stops the sources and every task.
