@@ -309,29 +309,31 @@ func (j *Job) Run(ctx context.Context) error {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
-		go func() {
+		rt.AddService("network-watch", func(done <-chan struct{}) error {
 			select {
 			case <-net.Done():
 				cancel(net.Err())
-			case <-rt.Done():
+			case <-done:
 				if err := rt.Err(); err != nil && !errors.Is(err, ErrStopped) {
 					net.Abort(err) // tell the peers why
 					net.Close()
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	// A stop asked for before the job could carry it out (the summaries
-	// of a distributed job must run first) takes effect now.
 	if c := j.cfg.stopOn; c != nil {
-		go func() {
+		rt.AddService("stop-on", func(done <-chan struct{}) error {
 			select {
 			case <-c:
 				j.Stop()
-			case <-rt.Done():
+			case <-done:
 			}
-		}()
+			return nil
+		})
 	}
+	// A stop asked for before the job could carry it out (the summaries
+	// of a distributed job must run first) takes effect now.
 	j.checkStop()
 	start := time.Now()
 	err = rt.Run(ctx)

@@ -174,8 +174,9 @@ func (r *Runtime) AddTask(name string, instance int, in *Inbox, t InputTask, ter
 
 // AddService registers a goroutine that runs beside the tasks: one that
 // feeds an inbox from another process, say, or watches the network. It
-// gets the runtime's done channel; Run waits for it as for a task, and its
-// error stops the job.
+// gets the runtime's done channel, which closes when the runtime stops (an
+// error, cancellation) or once every task has ended; Run waits for it as
+// for a task, and its error stops the job.
 func (r *Runtime) AddService(name string, run func(done <-chan struct{}) error) {
 	r.services = append(r.services, serviceSpec{name: name, run: run})
 }
@@ -200,8 +201,8 @@ func (r *Runtime) Run(ctx context.Context) error {
 		r.start = r.cfg.Origin
 	}
 	r.tracker.onEpoch = r.cfg.OnEpoch
-	var wg sync.WaitGroup
-	run := func(name string, instance int, f func() error) {
+	var tasks, services sync.WaitGroup
+	run := func(wg *sync.WaitGroup, name string, instance int, f func() error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -220,16 +221,23 @@ func (r *Runtime) Run(ctx context.Context) error {
 		}()
 	}
 	for _, t := range r.tasks {
-		run(t.name, t.instance, func() error { return r.runTask(t) })
+		run(&tasks, t.name, t.instance, func() error { return r.runTask(t) })
 	}
 	for _, s := range r.sources {
-		run(s.name, s.instance, func() error { return r.runSource(s) })
+		run(&tasks, s.name, s.instance, func() error { return r.runSource(s) })
 	}
 	for i, s := range r.services {
-		run(s.name, i, func() error { return s.run(r.done) })
+		run(&services, s.name, i, func() error { return s.run(r.done) })
 	}
+	// Once every task has ended, done closes, which tells the services
+	// that are still running (watchers) to return.
 	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
+	go func() {
+		tasks.Wait()
+		r.once.Do(func() { close(r.done) })
+		services.Wait()
+		close(finished)
+	}()
 	select {
 	case <-finished:
 	case <-ctx.Done():

@@ -237,3 +237,29 @@ func TestDistantOrigin(t *testing.T) {
 		t.Errorf("first epoch %d; want one numbered from the Unix epoch", first)
 	}
 }
+
+// A service that waits on done (a watcher) is told to return once every
+// task has ended, and Run returns; it saw every task end first.
+func TestWatcherServiceEndsWithTasks(t *testing.T) {
+	task := &sumTask{}
+	rt := build(t, Config{Records: 10}, 2, 50, task, nil)
+	sawFinal := make(chan bool, 1)
+	rt.AddService("watch", func(done <-chan struct{}) error {
+		<-done
+		sawFinal <- task.final
+		return nil
+	})
+	ran := make(chan error, 1)
+	go func() { ran <- rt.Run(context.Background()) }()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return: the watcher was never told the tasks ended")
+	}
+	if !<-sawFinal {
+		t.Error("the watcher returned before the task ended")
+	}
+}
