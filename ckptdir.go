@@ -135,3 +135,21 @@ func trimNL(b []byte) string {
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
+
+// recoverInputs calls Recover on the job's Recoverable inputs.
+func (j *Job) recoverInputs(pl placement) error {
+	var from uint64
+	if j.coord != nil {
+		from = j.coord.from
+	}
+	for _, n := range j.nodes {
+		if n.recoverInput == nil {
+			continue
+		}
+		rc := RecoverContext{Checkpoint: from, Source: n.name, Process: pl.self, Processes: pl.procs}
+		if err := n.recoverInput(rc); err != nil {
+			return fmt.Errorf("weir: %s: recovering at checkpoint %d: %w", n.name, from, err)
+		}
+	}
+	return nil
+}

@@ -12,22 +12,6 @@ import (
 	"github.com/weirstream/weir/internal/state"
 )
 
-// StateBackend keeps the keyed state of windows and Process outside
-// memory, in a store per operator instance (package pebblestate gives
-// one); KeyedStateIn selects it.
-type StateBackend = state.Backend
-
-// KeyedStateIn keeps the keyed state of windows and Process in b instead
-// of in memory: for state larger than memory. An instance keeps in memory
-// only the keys its current epoch touches, and writes them back at the
-// epoch's end; a window firing reads its keys from the store. Checkpoints
-// save and restore the state by key group as with the default in-memory
-// tables (the stores themselves start empty on every run). Keys, values
-// and accumulators must have codecs (see Codec).
-func KeyedStateIn(b StateBackend) JobOption {
-	return func(c *jobConfig) { c.backend = b }
-}
-
 // keyedStore is where a keyed operator instance keeps its state: a table in
 // memory (*state.Table) or a backend's store (*diskStore).
 type keyedStore[K comparable, V any] interface {
@@ -42,7 +26,7 @@ type flusher interface{ flush() error }
 
 // newStore makes the state store of operator op's instance inst: the
 // job's backend if it has one, else a table in memory.
-func newStore[K comparable, V any](j *Job, op string, inst int) (keyedStore[K, V], error) {
+func newStore[K comparable, V any](j *graph, op string, inst int) (keyedStore[K, V], error) {
 	if j.cfg.backend == nil {
 		return newKeyedTable[K, V](), nil
 	}
@@ -73,7 +57,7 @@ type diskStore[K comparable, V any] struct {
 	close sync.Once
 }
 
-func openDiskStore[K comparable, V any](b state.Backend, name string, j *Job) (*diskStore[K, V], error) {
+func openDiskStore[K comparable, V any](b state.Backend, name string, j *graph) (*diskStore[K, V], error) {
 	kc, err := codec.For[K]()
 	if err != nil {
 		return nil, err

@@ -156,7 +156,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 				cons = append(cons, recv.inputs[e.Port].exchange(exchangeCtx{
 					ex: e.Exchange, outlets: outlets, name: recv.name,
 					sender: inst, senders: par[id], done: rt.Done(),
-					ordered: e.Ordered, whole: e.Whole, units: tc.units, dist: j.stableHash(),
+					ordered: e.Ordered, whole: e.Whole, units: tc.units, dist: j.stableHash(), from: tc.from,
 				}))
 			}
 			outs[port] = n.ports[port](cons)
@@ -191,8 +191,9 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 			}
 			tc := taskCtx{inst: inst, par: t.Parallelism}
 			var snaps []snapEntry
-			if j.coord != nil {
-				tc.snaps = &snaps
+			if c := j.coord; c != nil {
+				tc.snaps, tc.from = &snaps, c.from
+				tc.commits = func(out TwoPhase, op string, inst int) (any, error) { return c.recoverCommitter(out, op, inst) }
 			}
 			if p.Ordered[n.id] {
 				tc.units = &unitCtx{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -20,155 +19,32 @@ import (
 // Job is a dataflow program: build it with Source and the transformation
 // functions, then Run it.
 type Job struct {
-	name  string
-	cfg   jobConfig
-	nodes []*node
-	err   error
-	ran   bool
+	*graph
+	ran bool
 
-	lateCounters []lateCounter
-	partStats    []*edgeStats
-	rt           *runtime.Runtime // set while running
-	coord        *coordinator     // set while running with checkpoints
+	rt    *runtime.Runtime // set while running
+	coord *coordinator     // set while running with checkpoints
 
 	mu        sync.Mutex
 	latencies []time.Duration
 	epochs    int64
 	elapsed   time.Duration
 	wireBytes atomic.Int64
-	closers   []io.Closer // closed when the job ends (state stores)
-	// counted are the inputs that count something for the summary;
-	// summaries, in a distributed job, exchanges the counts.
-	counted   []Counted
+	// summaries, in a distributed job, exchanges the counts of the
+	// graph's counted inputs.
 	summaries *summary.Exchange
 	stop      stopper
 	closeNet  func()
 	stoppedAt uint64
 }
 
-// closeAtEnd registers c to be closed when the job ends.
-func (j *Job) closeAtEnd(c io.Closer) {
-	j.mu.Lock()
-	j.closers = append(j.closers, c)
-	j.mu.Unlock()
-}
-
 // NewJob returns an empty job.
 func NewJob(name string, opts ...JobOption) *Job {
-	j := &Job{name: name, cfg: defaultJobConfig()}
+	j := &Job{graph: &graph{name: name, cfg: defaultJobConfig()}}
 	for _, o := range opts {
 		o(&j.cfg)
 	}
 	return j
-}
-
-// node is an operator of the logical graph with the typed factories that
-// make its instances.
-type node struct {
-	id    int
-	name  string
-	op    string
-	kind  plan.Kind
-	state plan.State
-	sel   plan.Selectivity
-	key   string // the key's planner name (keyID), for a keyed operator
-	// userState: a user function keeps state of its own, which
-	// checkpoints cannot save.
-	userState bool
-	par       int // 0: the planner decides, unless parSet
-	parSet    bool
-	// params are the operator's parameters and record types, and source
-	// its input's identity, for the job's identity.
-	params string
-	source string
-	inputs []input
-	// ports[i] combines the pushers of output port i's consumers.
-	ports []func(outs []any) any
-	// times[i], if set, is the range of the event times the node assigns
-	// to the records of output port i (EventTime, windows, joins); a port
-	// without passes its input's times on.
-	times []*timeRange
-	// Exactly one of these is set, by kind.
-	newSource func(tc taskCtx, outs []any) (runtime.SourceTask, error)
-	newOp     func(tc taskCtx, outs []any) (any, error)
-	newTask   func(tc taskCtx, outs []any) (runtime.InputTask, error)
-	// recoverInput, on a source whose input is Recoverable, calls Recover.
-	recoverInput func(RecoverContext) error
-}
-
-// taskCtx is what an operator instance is made with.
-type taskCtx struct {
-	inst, par int
-	// units is the instance's task's unit context in an ordered job (nil
-	// otherwise); recv, set on an ordered task head, says how it reads.
-	units *unitCtx
-	recv  *ordRecv
-	// op and sel are the operator's name and declared selectivity, for
-	// the record operator being made.
-	op  string
-	sel plan.Selectivity
-	// snaps, in a job with checkpoints, gathers the task's operators
-	// whose state is saved.
-	snaps *[]snapEntry
-}
-
-// saves registers s (a keyed or instance snapshotter) as operator op's
-// state, in a job with checkpoints.
-func (tc taskCtx) saves(op string, s any) {
-	if tc.snaps != nil {
-		*tc.snaps = append(*tc.snaps, snapEntry{op: op, s: s})
-	}
-}
-
-// input is an edge into a node, with the factory of its sending side.
-type input struct {
-	from     *node
-	fromPort int
-	keyed    bool
-	// exchange makes the sender for one upstream instance. It returns a
-	// pusher of the upstream type.
-	exchange func(x exchangeCtx) any
-	// wire encodes what the exchange sends, for a receiver in another
-	// process.
-	wire func() (wire, error)
-}
-
-// exchangeCtx is what the sending side of an exchange is made from.
-type exchangeCtx struct {
-	ex plan.Exchange
-	// outlets lead to the receiving instances.
-	outlets []runtime.Outlet
-	// name is the receiving operator's; it names panics raised while
-	// sending (in key functions, say).
-	name string
-	// sender is the index of the upstream instance among senders.
-	sender, senders int
-	// done is closed when the job stops.
-	done <-chan struct{}
-	// ordered asks for an ordered exchange; units is the sending task's
-	// unit context, and whole tells whether the sending instances see
-	// whole units.
-	ordered bool
-	whole   bool
-	units   *unitCtx
-	// dist is set in a job of several processes: keys must hash alike in
-	// every process.
-	dist bool
-}
-
-func (j *Job) add(n *node) *node {
-	n.id = len(j.nodes)
-	if n.name == "" {
-		n.name = fmt.Sprintf("%s%d", n.op, n.id)
-	}
-	j.nodes = append(j.nodes, n)
-	return n
-}
-
-func (j *Job) fail(err error) {
-	if j.err == nil {
-		j.err = err
-	}
 }
 
 func (j *Job) plan() (*plan.Physical, error) {
@@ -358,11 +234,6 @@ func (j *Job) Run(ctx context.Context) error {
 	return err
 }
 
-type lateCounter struct {
-	name string
-	n    *atomic.Int64
-}
-
 // Metrics summarises a finished (or running) job.
 type Metrics struct {
 	// Records is the number of records the sources have read; after a
@@ -423,4 +294,14 @@ func (j *Job) Metrics() Metrics {
 		m.LatencyMax = l[len(l)-1]
 	}
 	return m
+}
+
+// PartitionStats returns the partitioning figures of every keyed
+// aggregation of the job, in the order they were added.
+func (j *Job) PartitionStats() []PartitionStats {
+	out := make([]PartitionStats, 0, len(j.partStats))
+	for _, s := range j.partStats {
+		out = append(out, s.snapshot())
+	}
+	return out
 }

@@ -30,7 +30,7 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	spec := w.spec
 	spec.Lateness = c.lateness
 	n := j.add(&node{name: oc.name, op: "join(" + spec.String() + ")", kind: plan.Inboxed, state: plan.Keyed, sel: plan.AnyNumber, key: l.name, par: oc.parallelism, parSet: oc.parSet, ports: singlePort[O]()})
-	n.inputs = []input{keyedInput(l), keyedInput(r)}
+	n.inputs = []inputEdge{keyedInput(l), keyedInput(r)}
 	n.params = fmt.Sprintf("lateness %dms, key, left, right, result: %s", spec.Lateness, typeList(reflect.TypeFor[K](), reflect.TypeFor[L](), reflect.TypeFor[R](), reflect.TypeFor[O]()))
 	out := Stream[O]{job: j, node: n, timed: l.s.timed && r.s.timed}
 	switch {

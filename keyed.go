@@ -29,9 +29,9 @@ func KeyBy[T any, K comparable](s Stream[T], key func(T) K, opts ...Option) Keye
 // Stream returns the records of the keyed stream, unkeyed.
 func (k KeyedStream[K, T]) Stream() Stream[T] { return k.s }
 
-func keyedInput[K comparable, T any](k KeyedStream[K, T]) input {
+func keyedInput[K comparable, T any](k KeyedStream[K, T]) inputEdge {
 	j := k.s.job
-	return input{
+	return inputEdge{
 		from: k.s.node, fromPort: k.s.port, keyed: true,
 		exchange: func(x exchangeCtx) any {
 			return &guard[T]{name: x.name, p: newKeyEx[K, T](k.key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, x.dist)}

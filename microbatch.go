@@ -132,7 +132,7 @@ type mpart[A any] struct {
 	acc        A
 }
 
-func newMicroShared[K comparable, T, A any](j *Job, st *edgeStats, strategy partition.Strategy, key func(T) K,
+func newMicroShared[K comparable, T, A any](j *graph, st *edgeStats, strategy partition.Strategy, key func(T) K,
 	spec window.Spec, init func() A, add func(A, T) A, merge func(A, A) A) *microShared[K, T, A] {
 	h := keyHasher[K](j.stableHash())
 	x := &microShared[K, T, A]{
@@ -181,7 +181,7 @@ type microEx[K comparable, T, A any] struct {
 	timing bool
 }
 
-func newMicroEx[K comparable, T, A any](x *microShared[K, T, A], ctx exchangeCtx, j *Job) *microEx[K, T, A] {
+func newMicroEx[K comparable, T, A any](x *microShared[K, T, A], ctx exchangeCtx, j *graph) *microEx[K, T, A] {
 	x.wire(ctx.senders, len(ctx.outlets), ctx.done)
 	e := &microEx[K, T, A]{
 		x:      x,

@@ -3,6 +3,7 @@ package weir
 import (
 	"crypto/tls"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/weirstream/weir/internal/partition"
@@ -129,4 +130,55 @@ func opOptions(opts []Option) opConfig {
 		o(&c)
 	}
 	return c
+}
+
+// keySpec is a declared key, typed by the operator's input.
+type keySpec struct {
+	name string
+	in   reflect.Type
+	// input makes the keyed input edge from a Stream of the input type.
+	input func(s any, j *graph) inputEdge
+	// check makes a func(*batch[T]) error that fails records whose key
+	// group instance inst of par does not own.
+	check func(j *graph, inst, par int) any
+}
+
+// StateBackend keeps the keyed state of windows and Process outside
+// memory, in a store per operator instance (package pebblestate gives
+// one); KeyedStateIn selects it.
+type StateBackend = state.Backend
+
+// KeyedStateIn keeps the keyed state of windows and Process in b instead
+// of in memory: for state larger than memory. An instance keeps in memory
+// only the keys its current epoch touches, and writes them back at the
+// epoch's end; a window firing reads its keys from the store. Checkpoints
+// save and restore the state by key group as with the default in-memory
+// tables (the stores themselves start empty on every run). Keys, values
+// and accumulators must have codecs (see Codec).
+func KeyedStateIn(b StateBackend) JobOption {
+	return func(c *jobConfig) { c.backend = b }
+}
+
+// Partitioning chooses how keyed aggregations partition the records of
+// each epoch:
+//
+//   - "hash": every key whole at the owner of its key group, which folds
+//     the raw records (Flink's keyBy, Spark's hash partitioning);
+//   - "roundrobin": each sender pre-aggregates the records that reached it
+//     (blocks cut by arrival, as Spark Streaming's time-based blocks) and
+//     sends partials to the key's owner;
+//   - "pkg": partial key grouping: each record goes to the less loaded of
+//     its key's two candidate map tasks, which pre-aggregate;
+//   - "prompt": Prompt's frequency-aware partitioning: map blocks balanced
+//     in records and distinct keys with hot keys split, load-aware
+//     reducers, and a task count that follows the load;
+//   - "auto" (the default): roundrobin, which costs least per record on
+//     one machine, where sources already spread records evenly over the
+//     senders (see weir bench skew).
+//
+// Strategies other than hash need an aggregator with Merge and a window
+// other than Session; other aggregations use hash. An unknown name is an
+// error from Run.
+func Partitioning(name string) JobOption {
+	return func(c *jobConfig) { c.partitioning = name }
 }

@@ -121,3 +121,15 @@ func (p *pacedReader[T]) SeekSplits(pos [][]byte) error {
 }
 
 func (p *pacedReader[T]) Close() error { return p.r.Close() }
+
+// Identity implements Identified: the paced input's (pacing does not
+// change the records).
+func (p pacedInput[T]) Identity() string { return identify(p.in) }
+
+// Counters implements Counted: the paced input's, if it counts.
+func (p pacedInput[T]) Counters() map[string]int64 {
+	if c, ok := p.in.(Counted); ok {
+		return c.Counters()
+	}
+	return nil
+}

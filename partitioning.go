@@ -1,7 +1,6 @@
 package weir
 
 import (
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -9,88 +8,6 @@ import (
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 )
-
-// Partitioning chooses how keyed aggregations partition the records of
-// each epoch:
-//
-//   - "hash": every key whole at the owner of its key group, which folds
-//     the raw records (Flink's keyBy, Spark's hash partitioning);
-//   - "roundrobin": each sender pre-aggregates the records that reached it
-//     (blocks cut by arrival, as Spark Streaming's time-based blocks) and
-//     sends partials to the key's owner;
-//   - "pkg": partial key grouping: each record goes to the less loaded of
-//     its key's two candidate map tasks, which pre-aggregate;
-//   - "prompt": Prompt's frequency-aware partitioning: map blocks balanced
-//     in records and distinct keys with hot keys split, load-aware
-//     reducers, and a task count that follows the load;
-//   - "auto" (the default): roundrobin, which costs least per record on
-//     one machine, where sources already spread records evenly over the
-//     senders (see weir bench skew).
-//
-// Strategies other than hash need an aggregator with Merge and a window
-// other than Session; other aggregations use hash. An unknown name is an
-// error from Run.
-func Partitioning(name string) JobOption {
-	return func(c *jobConfig) { c.partitioning = name }
-}
-
-// autoStrategy is the strategy of "auto": roundrobin pre-aggregation,
-// which costs least per record when keys are not skewed beyond what
-// pre-aggregation absorbs.
-const autoStrategy = partition.RoundRobin
-
-// strategy resolves the job's partitioning for one aggregation.
-func (j *Job) strategy(mergeable bool) (partition.Strategy, error) {
-	s := autoStrategy
-	if n := j.cfg.partitioning; n != "" && n != "auto" {
-		var err error
-		if s, err = partition.ParseStrategy(n); err != nil {
-			return 0, fmt.Errorf("weir: Partitioning(%q): unknown; want auto, %s", n, strategyNames())
-		}
-	}
-	if !mergeable {
-		return partition.Hash, nil
-	}
-	return s, nil
-}
-
-// PartitionStats describes the partitioning of one keyed aggregation over
-// the epochs it has seen.
-type PartitionStats struct {
-	// Operator is the aggregation's name.
-	Operator string
-	// Strategy is the strategy in use.
-	Strategy string
-	// Partitions is the number of map and reduce tasks available (the
-	// parallelism of the exchange).
-	Partitions int
-	// MapImbalance is the largest map block over the mean block, in
-	// records, weighted by records over the epochs. The map blocks of hash
-	// and roundrobin are what each sender received.
-	MapImbalance float64
-	// ReduceImbalance is the largest reducer input over the mean, likewise:
-	// raw records for hash, partials for the others.
-	ReduceImbalance float64
-	// SplitKeys and Fragments are summed over the epochs: keys cut into
-	// more than one map block, and the fragments (key, block) of all keys.
-	SplitKeys int64
-	Fragments int64
-	Epochs    int64
-	// MapTasks and ReduceTasks are the tasks of the last epoch;
-	// TaskChanges counts the elastic controller's changes.
-	MapTasks, ReduceTasks int
-	TaskChanges           int64
-}
-
-// PartitionStats returns the partitioning figures of every keyed
-// aggregation of the job, in the order they were added.
-func (j *Job) PartitionStats() []PartitionStats {
-	out := make([]PartitionStats, 0, len(j.partStats))
-	for _, s := range j.partStats {
-		out = append(out, s.snapshot())
-	}
-	return out
-}
 
 // edgeStats gathers the partitioning figures of one aggregation's
 // exchange. Senders that do not meet per epoch (hash, roundrobin) report

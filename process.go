@@ -21,8 +21,8 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 	if c.selSet {
 		d.sel = c.sel
 	}
-	d.key.input = func(any, *Job) input { return recordKeyedInput(k) }
-	d.key.check = func(j *Job, inst, par int) any {
+	d.key.input = func(any, *graph) inputEdge { return recordKeyedInput(k) }
+	d.key.check = func(j *graph, inst, par int) any {
 		return newOwnerCheck(k.key, j.cfg.keyGroups, inst, par, j.stableHash())
 	}
 	return recordOp(k.s, "process", d, opts, func(tc taskCtx, out pusher[U]) pusher[T] {

@@ -44,24 +44,13 @@ func Stateful() Option {
 // other operator.
 func KeyedState[T any, K comparable](name string, key func(T) K) Option {
 	ks := &keySpec{name: keyID[K](name), in: reflect.TypeFor[T]()}
-	ks.input = func(s any, j *Job) input {
+	ks.input = func(s any, j *graph) inputEdge {
 		return recordKeyedInput(KeyedStream[K, T]{s: s.(Stream[T]), key: key, name: ks.name})
 	}
-	ks.check = func(j *Job, inst, par int) any {
+	ks.check = func(j *graph, inst, par int) any {
 		return newOwnerCheck(key, j.cfg.keyGroups, inst, par, j.stableHash())
 	}
 	return func(c *opConfig) { c.state, c.key = plan.Keyed, ks }
-}
-
-// keySpec is a declared key, typed by the operator's input.
-type keySpec struct {
-	name string
-	in   reflect.Type
-	// input makes the keyed input edge from a Stream of the input type.
-	input func(s any, j *Job) input
-	// check makes a func(*batch[T]) error that fails records whose key
-	// group instance inst of par does not own.
-	check func(j *Job, inst, par int) any
 }
 
 // keyID names a key for the planner: its name and type, or "" for an

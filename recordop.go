@@ -45,7 +45,7 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []Option, mk func
 	n := j.add(&node{name: c.name, op: op, kind: plan.Op, state: st, sel: sel, par: c.parallelism, parSet: c.parSet, ports: singlePort[U]()})
 	n.params = typeList(reflect.TypeFor[T]()) + " to " + typeList(reflect.TypeFor[U]())
 	n.userState = d.user && st != plan.Stateless
-	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
+	n.inputs = []inputEdge{plainInput(s, j.cfg.batchSize)}
 	if key != nil {
 		if want := reflect.TypeFor[T](); key.in != want {
 			j.fail(fmt.Errorf("weir: %s: its key takes %v, but its input is %v", n.name, key.in, want))
@@ -124,9 +124,9 @@ func newOwnerCheck[K comparable, T any](key func(T) K, groups, inst, par int, di
 
 // recordKeyedInput is the edge into a keyed record operator: records go,
 // unchanged, to the owner of their key's group.
-func recordKeyedInput[K comparable, T any](k KeyedStream[K, T]) input {
+func recordKeyedInput[K comparable, T any](k KeyedStream[K, T]) inputEdge {
 	j := k.s.job
-	return input{
+	return inputEdge{
 		from: k.s.node, fromPort: k.s.port, keyed: true,
 		exchange: func(x exchangeCtx) any {
 			if x.ordered {

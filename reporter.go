@@ -203,9 +203,9 @@ const startedFromFile = "STARTED-FROM"
 // written one yet.
 func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	cfg := j.cfg.ckpt
-	for _, st := range j.partStats {
-		if st.strategy == partition.PKG || st.strategy == partition.Prompt {
-			return nil, fmt.Errorf("weir: %s: partitioning %s runs without checkpoints; use hash or roundrobin", st.name, st.strategy)
+	for _, s := range j.partStats {
+		if st := s.snapshot(); st.Strategy == partition.PKG.String() || st.Strategy == partition.Prompt.String() {
+			return nil, fmt.Errorf("weir: %s: partitioning %s runs without checkpoints; use hash or roundrobin", st.Operator, st.Strategy)
 		}
 	}
 	for _, n := range j.nodes {

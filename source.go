@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 )
 
 // Input is a connector that produces the records of a stream (the Source
@@ -256,4 +257,9 @@ func (r *sliceReader[T]) SeekSplits(positions [][]byte) error {
 	}
 	r.next, r.end, r.spans, r.last = 0, 0, spans, 0
 	return nil
+}
+
+// Identity implements Identified: the number and type of the records.
+func (s SliceSource[T]) Identity() string {
+	return fmt.Sprintf("%d records of %v", len(s.Records), reflect.TypeFor[T]())
 }

@@ -14,20 +14,17 @@ import (
 
 // Stream is a typed stream of records in a Job.
 type Stream[T any] struct {
-	job  *Job
+	job  *graph
 	node *node
 	port int
 	// timed reports whether records carry event times.
 	timed bool
 }
 
-// Job returns the job the stream belongs to.
-func (s Stream[T]) Job() *Job { return s.job }
-
 // plainInput is an edge from s that needs no key: forward, gather or
 // rebalance, decided by the plan.
-func plainInput[T any](s Stream[T], batchSize int) input {
-	return input{
+func plainInput[T any](s Stream[T], batchSize int) inputEdge {
+	return inputEdge{
 		from: s.node, fromPort: s.port,
 		exchange: func(x exchangeCtx) any {
 			if x.ordered {
@@ -44,8 +41,8 @@ func singlePort[T any]() []func([]any) any {
 	return []func([]any) any{func(outs []any) any { return combine[T](outs) }}
 }
 
-// Source adds a source to the job.
-func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] {
+// sourceOf adds a source to the graph.
+func sourceOf[T any](j *graph, name string, src Input[T], opts ...Option) Stream[T] {
 	c := opOptions(opts)
 	if c.name != "" {
 		name = c.name
@@ -518,7 +515,7 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 	j := s.job
 	c := opOptions(opts)
 	n := j.add(&node{name: c.name, op: "sink", kind: plan.Sink, par: c.parallelism, parSet: c.parSet})
-	n.inputs = []input{plainInput(s, j.cfg.batchSize)}
+	n.inputs = []inputEdge{plainInput(s, j.cfg.batchSize)}
 	save := func(tc taskCtx) error {
 		if tc.snaps == nil {
 			return nil
@@ -534,7 +531,7 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 			return nil
 		}
 		if tp, ok := sink.(TwoPhase); ok {
-			cm, err := j.coord.recoverCommitter(tp, n.name, tc.inst)
+			cm, err := tc.commits(tp, n.name, tc.inst)
 			if err != nil {
 				return err
 			}

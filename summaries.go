@@ -1,7 +1,6 @@
 package weir
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/weirstream/weir/internal/summary"
@@ -11,14 +10,6 @@ import (
 // summaryChannel is the transport channel of the processes' summaries;
 // channelID never makes it (edges stop short of 4095).
 const summaryChannel = 0xFFFFFFFF
-
-// Counted is an Input that counts something the job's summary reports,
-// such as the dead letters of a file source: Counters returns the counts
-// so far by name. In a distributed job the counts are summed over the
-// processes (Metrics.Counters).
-type Counted interface {
-	Counters() map[string]int64
-}
 
 // finishTimeout bounds how long a process that has ended waits for its
 // peers' final summaries.
@@ -71,12 +62,4 @@ func (j *Job) localCounts() map[string]int64 {
 		}
 	}
 	return c
-}
-
-// logger is where the job logs.
-func (j *Job) logger() *slog.Logger {
-	if j.cfg.logger != nil {
-		return j.cfg.logger
-	}
-	return slog.Default()
 }

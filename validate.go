@@ -3,10 +3,8 @@ package weir
 import (
 	"fmt"
 	"runtime"
-	"strings"
 
 	"github.com/weirstream/weir/internal/partition"
-	"github.com/weirstream/weir/internal/plan"
 )
 
 // validate checks every option of a job that is about to run (or be
@@ -80,28 +78,6 @@ func (c *jobConfig) validateCheckpoints() error {
 			return fmt.Errorf(`weir: FromCheckpoint(""): the directory is empty`)
 		}
 		c.ckpt.from = c.fromCkpt
-	}
-	return nil
-}
-
-// strategyNames lists the partitioning strategies as "a, b or c".
-func strategyNames() string {
-	var n []string
-	for _, s := range partition.Strategies() {
-		n = append(n, s.String())
-	}
-	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
-}
-
-// checkParallelism refuses a Parallelism that cannot work.
-func (n *node) checkParallelism(keyGroups int) error {
-	switch {
-	case !n.parSet:
-	case n.par < 1:
-		return fmt.Errorf("weir: %s: Parallelism(%d): must be at least 1", n.name, n.par)
-	case n.state == plan.Keyed && n.par > keyGroups:
-		return fmt.Errorf("weir: %s: Parallelism(%d) exceeds the %d key groups: a keyed operator can have at most one instance per key group; raise KeyGroups",
-			n.name, n.par, keyGroups)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		func(outs []any) any { return combine[WindowResult[K, R]](outs) },
 		func(outs []any) any { return combine[T](outs) },
 	}
-	n.inputs = []input{keyedInput(ws.k)}
+	n.inputs = []inputEdge{keyedInput(ws.k)}
 	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
 	strat, err := j.strategy(agg.Merge != nil && ws.spec.Kind != window.Session)
 	if err != nil {
@@ -61,7 +61,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		case partition.RoundRobin:
 			c := newCombineEx[K, T, A](key, j.cfg.keyGroups, x.outlets, j.cfg.batchSize, ws.spec, agg.Init, agg.Add, x.dist)
 			c.raw.withStats(st, x.sender, x.senders)
-			if j.coord != nil && j.coord.from > 0 {
+			if x.from > 0 {
 				// Restored: the combiner does not know the watermark the
 				// window has; its first epoch goes raw, so that the window
 				// decides what is late.

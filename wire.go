@@ -10,17 +10,6 @@ import (
 	"github.com/weirstream/weir/internal/progress"
 )
 
-// A wire turns what an exchange sends (batches of one or more kinds, and
-// markers) into bytes for another process and back. Each message starts
-// with a tag byte; variable-length sections carry their byte length.
-type wire interface {
-	// encode appends msg (a batch this edge's exchange sends) to buf.
-	encode(buf []byte, msg any) ([]byte, error)
-	// decode returns the batch or marker in buf; a marker comes back as
-	// a progress.Marker.
-	decode(buf []byte) (any, error)
-}
-
 const (
 	tagMarker byte = iota
 	tagBatch
