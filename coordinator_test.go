@@ -42,8 +42,8 @@ type partRec struct{ ID int }
 // parts are all written.
 func TestNoStuckParts(t *testing.T) {
 	j := NewJob("stuck", Workers(1), EpochRecords(100), Checkpoints(t.TempDir(), 2, 3))
-	a := Source(j, "short", SliceSource[partRec]{Records: make([]partRec, 1000), BatchSize: 50})
-	b := Source(j, "long", SliceSource[partRec]{Records: make([]partRec, 30000), BatchSize: 50})
+	a := sourceOf(j.graph, "short", SliceSource[partRec]{Records: make([]partRec, 1000), BatchSize: 50})
+	b := sourceOf(j.graph, "long", SliceSource[partRec]{Records: make([]partRec, 30000), BatchSize: 50})
 	Sink(Union(a, b), &Collect[partRec]{}, Name("out"))
 	if err := j.Run(t.Context()); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	holdTimes(l.s.node, l.s.port, spec)
 	holdTimes(r.s.node, r.s.port, spec)
 	late := &atomic.Int64{}
-	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
+	j.lateCounters = append(j.lateCounters, lateCounter{name: n.name, n: late})
 	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
 		t := &joinTask[K, L, R, O]{
 			name: n.name, held: *held,

@@ -1,6 +1,10 @@
 package weir
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/weirstream/weir/internal/codec"
+)
 
 // Output is a connector that consumes the records of a stream (the Sink
 // function attaches one to a stream). Write receives batches of records
@@ -56,4 +60,32 @@ func (c *Collect[T]) Records() []T {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]T(nil), c.recs...)
+}
+
+// Snapshot implements Checkpointed: the records received so far.
+func (c *Collect[T]) Snapshot() ([]byte, error) {
+	cd, err := codec.For[T]()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cd.Append(nil, c.recs), nil
+}
+
+// Restore implements Checkpointed: it replaces the records with those of
+// a snapshot.
+func (c *Collect[T]) Restore(data []byte) error {
+	cd, err := codec.For[T]()
+	if err != nil {
+		return err
+	}
+	recs, err := cd.Decode(data, nil)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.recs = recs
+	c.mu.Unlock()
+	return nil
 }

@@ -174,31 +174,3 @@ type sinkState struct{ c Checkpointed }
 
 func (s sinkState) snapshotInstance() ([]byte, error) { return s.c.Snapshot() }
 func (s sinkState) restoreInstance(data []byte) error { return s.c.Restore(data) }
-
-// Snapshot implements Checkpointed: the records received so far.
-func (c *Collect[T]) Snapshot() ([]byte, error) {
-	cd, err := codec.For[T]()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return cd.Append(nil, c.recs), nil
-}
-
-// Restore implements Checkpointed: it replaces the records with those of
-// a snapshot.
-func (c *Collect[T]) Restore(data []byte) error {
-	cd, err := codec.For[T]()
-	if err != nil {
-		return err
-	}
-	recs, err := cd.Decode(data, nil)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.recs = recs
-	c.mu.Unlock()
-	return nil
-}

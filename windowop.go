@@ -105,7 +105,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	n.times = []*timeRange{held, nil}
 	holdTimes(ws.k.s.node, ws.k.s.port, ws.spec)
 	late := &atomic.Int64{}
-	j.lateCounters = append(j.lateCounters, lateCounter{n.name, late})
+	j.lateCounters = append(j.lateCounters, lateCounter{name: n.name, n: late})
 	n.newTask = func(tc taskCtx, outs []any) (runtime.InputTask, error) {
 		inst := tc.inst
 		w := &windowTask[K, T, A, R]{
