@@ -1,6 +1,12 @@
 package weir
 
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/engine"
+	"github.com/weirstream/weir/internal/op"
+)
+
 // Source adds a source to the job.
-func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] {
-	return sourceOf(j.graph, name, src, opts...)
+func Source[T any](j *engine.Job, name string, src dataflow.Input[T], opts ...dataflow.Option) op.Stream[T] {
+	return op.SourceOf(j.Graph, name, src, opts...)
 }

@@ -1,6 +1,6 @@
 package weir
 
-import "github.com/weirstream/weir/internal/checkpoint"
+import "github.com/weirstream/weir/internal/dataflow"
 
 // Checkpoints makes the job save its state every `every` epochs into the
 // directory dir (shared by the job's processes), and start from the
@@ -22,18 +22,7 @@ import "github.com/weirstream/weir/internal/checkpoint"
 //
 // FromCheckpoint starts the job from a chosen checkpoint instead.
 func Checkpoints(dir string, every, keep int) JobOption {
-	return func(c *jobConfig) {
-		c.ckpt = &ckptConfig{dir: dir, every: uint64(max(1, every)), keep: max(1, keep)}
-		c.ckptEvery, c.ckptKeep = every, keep
-	}
-}
-
-type ckptConfig struct {
-	dir   string
-	every uint64
-	keep  int
-	fs    checkpoint.FS // nil: the OS's
-	from  string        // a checkpoint's directory to start from
+	return dataflow.Checkpoints(dir, every, keep)
 }
 
 // FromCheckpoint starts a job with checkpoints from the checkpoint in
@@ -44,22 +33,13 @@ type ckptConfig struct {
 // than it in the job's own checkpoint directory are discarded. It needs
 // Checkpoints (given before or after it).
 func FromCheckpoint(chk string) JobOption {
-	return func(c *jobConfig) { c.fromCkpt, c.fromSet = chk, true }
-}
-
-// instanceMerger is an instance snapshotter that can take the state of a
-// run with another parallelism: all the old instances' states.
-type instanceMerger interface {
-	restoreInstances(all [][]byte) error
+	return dataflow.FromCheckpoint(chk)
 }
 
 // Checkpointed is an Output whose state is saved in checkpoints, which
 // makes it exactly-once: after a restart it holds what it held at the
 // checkpoint, and the records after it come again.
-type Checkpointed interface {
-	Snapshot() ([]byte, error)
-	Restore(data []byte) error
-}
+type Checkpointed = dataflow.Checkpointed
 
 // TwoPhase is an Output whose writes leave the job as it runs but become
 // visible only with the checkpoints that cover them, which makes it
@@ -78,34 +58,4 @@ type Checkpointed interface {
 // Close (at the end of a job that finished) makes everything visible.
 // Without checkpoints, a TwoPhase output is a plain one: what Close makes
 // visible is everything.
-type TwoPhase interface {
-	Prepare(n uint64) ([]byte, error)
-	Commit(n uint64, note []byte) error
-	Recover(n uint64) error
-}
-
-// keyedSnapshotter is an operator instance with state by key group.
-type keyedSnapshotter interface {
-	// snapshotKeyed appends one blob per key group that has state.
-	snapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error)
-	restoreKeyed(blobs [][]byte) error
-}
-
-// instanceSnapshotter is an operator instance with state of its own
-// (EventTime's watermark, an output's records).
-type instanceSnapshotter interface {
-	snapshotInstance() ([]byte, error)
-	restoreInstance(data []byte) error
-}
-
-// snapEntry is one snapshotter of a task, with the operator's name.
-type snapEntry struct {
-	op string
-	s  any // keyedSnapshotter or instanceSnapshotter
-}
-
-type blobKey struct {
-	op   string
-	inst int // -1 for key-group blobs
-	kg   uint32
-}
+type TwoPhase = dataflow.TwoPhase

@@ -4,17 +4,8 @@ import (
 	"crypto/tls"
 	"time"
 
-	"github.com/weirstream/weir/internal/transport"
+	"github.com/weirstream/weir/internal/dataflow"
 )
-
-// clusterConfig places the job's process among its peers.
-type clusterConfig struct {
-	self   int
-	peers  []string
-	secret string
-	// net, if set, is used instead of dialling peers (tests).
-	net transport.Network
-}
 
 // Cluster makes the job process self of a distributed job whose processes
 // listen at peers (host:port, by process index). Every process runs the
@@ -31,9 +22,7 @@ type clusterConfig struct {
 // sides with an error that names the first difference. Partitioning
 // strategies pkg and prompt run in one process only.
 func Cluster(self int, peers []string, secret string) JobOption {
-	return func(c *jobConfig) {
-		c.cluster = &clusterConfig{self: self, peers: append([]string(nil), peers...), secret: secret}
-	}
+	return dataflow.Cluster(self, peers, secret)
 }
 
 // ClusterTLS makes the connections of a distributed job mutual TLS 1.3:
@@ -45,7 +34,7 @@ func Cluster(self int, peers []string, secret string) JobOption {
 // still proven inside TLS. Weir sets the TLS version and client
 // authentication itself. LoadClusterTLS reads cfg from PEM files.
 func ClusterTLS(cfg *tls.Config) JobOption {
-	return func(c *jobConfig) { c.meshTLS = cfg }
+	return dataflow.ClusterTLS(cfg)
 }
 
 // LoadClusterTLS reads the configuration of ClusterTLS from PEM files:
@@ -54,16 +43,12 @@ func ClusterTLS(cfg *tls.Config) JobOption {
 // certificate that is not valid now or not of the CA are refused with an
 // error that names the file.
 func LoadClusterTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
-	return transport.LoadTLS(certFile, keyFile, caFile)
+	return dataflow.LoadClusterTLS(certFile, keyFile, caFile)
 }
 
 // MeshTimeout sets how long the processes of a distributed job wait for
 // each other to connect (default 30 s); a non-positive d keeps the
 // default.
 func MeshTimeout(d time.Duration) JobOption {
-	return func(c *jobConfig) {
-		if d > 0 {
-			c.meshTimeout = d
-		}
-	}
+	return dataflow.MeshTimeout(d)
 }

@@ -1,9 +1,10 @@
 package weir
 
-import "github.com/weirstream/weir/internal/transport"
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/transport"
+)
 
 // WithNetwork makes the job one process of a distributed job over n,
 // instead of dialling peers (tests run several processes in one).
-func WithNetwork(n transport.Network) JobOption {
-	return func(c *jobConfig) { c.cluster = &clusterConfig{self: n.Self(), net: n} }
-}
+func WithNetwork(n transport.Network) JobOption { return dataflow.WithNetwork(n) }

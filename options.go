@@ -1,152 +1,87 @@
 package weir
 
 import (
-	"crypto/tls"
 	"log/slog"
-	"reflect"
 	"time"
 
-	"github.com/weirstream/weir/internal/partition"
-	"github.com/weirstream/weir/internal/plan"
-	"github.com/weirstream/weir/internal/state"
+	"github.com/weirstream/weir/internal/dataflow"
 )
 
-type jobConfig struct {
-	// workers is 0 until Workers gives it or validate picks the default.
-	workers      int
-	workersSet   bool
-	interval     time.Duration
-	epochRecords int
-	keyGroups    int
-	batchSize    int
-	queueDepth   int
-	onEpoch      func(EpochStats)
-	partitioning string
-	logger       *slog.Logger
-	ordered      bool
-	cluster      *clusterConfig
-	meshTLS      *tls.Config
-	meshTimeout  time.Duration
-	ckpt         *ckptConfig
-	backend      state.Backend // nil: keyed state in memory
-	stopOn       <-chan struct{}
-	// As given to Checkpoints and FromCheckpoint; validate checks them.
-	ckptEvery, ckptKeep int
-	fromCkpt            string
-	fromSet             bool
-}
-
-func defaultJobConfig() jobConfig {
-	return jobConfig{
-		interval:   time.Second,
-		keyGroups:  partition.DefaultKeyGroups,
-		batchSize:  1024,
-		queueDepth: 16,
-	}
-}
-
 // JobOption configures a Job.
-type JobOption func(*jobConfig)
-
-// Options record what they are given; Run and Explain check every value
-// before anything starts and return an error naming the option for one
-// that cannot work.
+type JobOption = dataflow.JobOption
 
 // Workers sets the default parallelism of every operator, per process: at
 // least 1, and the workers of all the processes at most the key groups,
 // since a keyed operator has at most one instance per key group (default
 // GOMAXPROCS, lowered to what the key groups allow).
-func Workers(n int) JobOption { return func(c *jobConfig) { c.workers, c.workersSet = n, true } }
+func Workers(n int) JobOption {
+	return dataflow.Workers(n)
+}
 
 // BatchInterval sets the wall-clock length of an epoch (default 1 s); it
 // must be positive.
-func BatchInterval(d time.Duration) JobOption { return func(c *jobConfig) { c.interval = d } }
+func BatchInterval(d time.Duration) JobOption {
+	return dataflow.BatchInterval(d)
+}
 
 // EpochRecords makes sources cut an epoch every n records per source
 // instance instead of by time (0, the default: by time).
-func EpochRecords(n int) JobOption { return func(c *jobConfig) { c.epochRecords = n } }
+func EpochRecords(n int) JobOption {
+	return dataflow.EpochRecords(n)
+}
 
 // KeyGroups sets the number of key groups, from 1 to 32768 (default 128).
 // It bounds the parallelism of the job: a keyed operator has at most one
 // instance per key group, and the job at most KeyGroups workers.
-func KeyGroups(k int) JobOption { return func(c *jobConfig) { c.keyGroups = k } }
-
-const maxKeyGroups = 1 << 15
+func KeyGroups(k int) JobOption {
+	return dataflow.KeyGroups(k)
+}
 
 // BatchSize sets how many records an exchange packs into one batch (default
 // 1024, at least 1).
-func BatchSize(n int) JobOption { return func(c *jobConfig) { c.batchSize = n } }
+func BatchSize(n int) JobOption {
+	return dataflow.BatchSize(n)
+}
 
 // QueueDepth sets how many batches an operator instance's inbox holds before
 // its senders block (default 16, at least 1).
-func QueueDepth(n int) JobOption { return func(c *jobConfig) { c.queueDepth = n } }
+func QueueDepth(n int) JobOption {
+	return dataflow.QueueDepth(n)
+}
 
 // Logger sets where the job logs what it decides while it runs (the
 // elastic controller's task changes, say); the default is slog.Default().
-func Logger(l *slog.Logger) JobOption { return func(c *jobConfig) { c.logger = l } }
+func Logger(l *slog.Logger) JobOption {
+	return dataflow.Logger(l)
+}
 
 // OnEpoch registers a function called when an epoch has completed at every
 // sink. It runs on a runtime goroutine and must be quick.
-func OnEpoch(f func(EpochStats)) JobOption { return func(c *jobConfig) { c.onEpoch = f } }
+func OnEpoch(f func(EpochStats)) JobOption {
+	return dataflow.OnEpoch(f)
+}
 
 // EpochStats describes a completed epoch.
-type EpochStats struct {
-	Epoch uint64
-	// Watermark is the event-time watermark (ms) the epoch ended with, or
-	// math.MinInt64 for a job without event time.
-	Watermark int64
-	// Latency is from the earliest source cut of the epoch to its end at
-	// the last sink.
-	Latency time.Duration
-	// Records is the number of records the sources have read so far.
-	Records int64
-	Final   bool
-}
-
-type opConfig struct {
-	name        string
-	parallelism int
-	parSet      bool
-	state       plan.State
-	stateSet    bool
-	key         *keySpec
-	sel         plan.Selectivity
-	selSet      bool
-}
+type EpochStats = dataflow.EpochStats
 
 // Option configures one operator.
-type Option func(*opConfig)
+type Option = dataflow.Option
 
 // Name names an operator in plans, metrics and errors.
-func Name(s string) Option { return func(c *opConfig) { c.name = s } }
+func Name(s string) Option {
+	return dataflow.Name(s)
+}
 
 // Parallelism sets the number of instances of an operator: at least 1,
 // and for a keyed operator at most the key groups.
-func Parallelism(n int) Option { return func(c *opConfig) { c.parallelism, c.parSet = n, true } }
-
-func opOptions(opts []Option) opConfig {
-	var c opConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	return c
-}
-
-// keySpec is a declared key, typed by the operator's input.
-type keySpec struct {
-	name string
-	in   reflect.Type
-	// input makes the keyed input edge from a Stream of the input type.
-	input func(s any, j *graph) inputEdge
-	// check makes a func(*batch[T]) error that fails records whose key
-	// group instance inst of par does not own.
-	check func(j *graph, inst, par int) any
+func Parallelism(n int) Option {
+	return dataflow.Parallelism(n)
 }
 
 // StateBackend keeps the keyed state of windows and Process outside
 // memory, in a store per operator instance (package pebblestate gives
 // one); KeyedStateIn selects it.
-type StateBackend = state.Backend
+type StateBackend = dataflow.StateBackend
 
 // KeyedStateIn keeps the keyed state of windows and Process in b instead
 // of in memory: for state larger than memory. An instance keeps in memory
@@ -156,7 +91,7 @@ type StateBackend = state.Backend
 // tables (the stores themselves start empty on every run). Keys, values
 // and accumulators must have codecs (see Codec).
 func KeyedStateIn(b StateBackend) JobOption {
-	return func(c *jobConfig) { c.backend = b }
+	return dataflow.KeyedStateIn(b)
 }
 
 // Partitioning chooses how keyed aggregations partition the records of
@@ -180,5 +115,5 @@ func KeyedStateIn(b StateBackend) JobOption {
 // other than Session; other aggregations use hash. An unknown name is an
 // error from Run.
 func Partitioning(name string) JobOption {
-	return func(c *jobConfig) { c.partitioning = name }
+	return dataflow.Partitioning(name)
 }

@@ -1,32 +1,19 @@
 package weir
 
-import (
-	"fmt"
-	"reflect"
-
-	"github.com/weirstream/weir/internal/plan"
-)
-
-// Operator properties decide which operators the planner may replicate
-// (see docs/design.md, "Parallel regions"). Built-in operators declare
-// their own. A user function passed to Map, Filter, FlatMap (and their Ref
-// forms) declares its state with Stateless, KeyedState or Stateful; one
-// that declares nothing is treated as Stateful and runs in one instance,
-// since replicating a function that keeps state across records would
-// change its results.
+import "github.com/weirstream/weir/internal/op"
 
 // Stateless declares that the operator's function keeps no state between
 // records and is safe to call from several goroutines at once, so the
 // operator may run in any number of instances.
 func Stateless() Option {
-	return func(c *opConfig) { c.state, c.key = plan.Stateless, nil }
+	return op.Stateless()
 }
 
 // Stateful declares that the operator's function keeps state across all
 // records (a counter, a sequence number): it runs in one instance, which
 // sees every record. It is what an operator that declares nothing gets.
 func Stateful() Option {
-	return func(c *opConfig) { c.state, c.key = plan.Unkeyed, nil }
+	return op.Stateful()
 }
 
 // KeyedState declares that the operator's function keeps state per key:
@@ -43,43 +30,27 @@ func Stateful() Option {
 // reaches an instance that does not own its key. An empty name matches no
 // other operator.
 func KeyedState[T any, K comparable](name string, key func(T) K) Option {
-	ks := &keySpec{name: keyID[K](name), in: reflect.TypeFor[T]()}
-	ks.input = func(s any, j *graph) inputEdge {
-		return recordKeyedInput(KeyedStream[K, T]{s: s.(Stream[T]), key: key, name: ks.name})
-	}
-	ks.check = func(j *graph, inst, par int) any {
-		return newOwnerCheck(key, j.cfg.keyGroups, inst, par, j.stableHash())
-	}
-	return func(c *opConfig) { c.state, c.key = plan.Keyed, ks }
-}
-
-// keyID names a key for the planner: its name and type, or "" for an
-// unnamed key, which is compatible with no other.
-func keyID[K comparable](name string) string {
-	if name == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s(%v)", name, reflect.TypeFor[K]())
+	return op.KeyedState[T, K](name, key)
 }
 
 // PerInput is how many outputs an operator makes for each input record.
-type PerInput int
+type PerInput = op.PerInput
 
-const (
-	// AnyNumber of outputs per input (the default for FlatMap).
-	AnyNumber = PerInput(plan.AnyNumber)
-	// ExactlyOne output per input (Map).
-	ExactlyOne = PerInput(plan.ExactlyOne)
-	// AtMostOne output per input (Filter).
-	AtMostOne = PerInput(plan.AtMostOne)
-)
+// AnyNumber of outputs per input (the default for FlatMap).
+const AnyNumber = op.AnyNumber
+
+// ExactlyOne output per input (Map).
+const ExactlyOne = op.ExactlyOne
+
+// AtMostOne output per input (Filter).
+const AtMostOne = op.AtMostOne
 
 // Selectivity declares how many outputs a FlatMap or Process function
 // makes per input. The planner names the order strategy from it (see
 // Ordered), and the engine checks it on every record: a function that
 // breaks it fails the job.
 func Selectivity(s PerInput) Option {
-	return func(c *opConfig) { c.sel, c.selSet = plan.Selectivity(s), true }
+	return op.Selectivity(s)
 }
 
 // Ordered makes the job keep the input order: every parallel region's exit
@@ -92,4 +63,6 @@ func Selectivity(s PerInput) Option {
 // source's batches round-robin, each instance its share in order. Without
 // Ordered, no merge cost is paid and records of different instances
 // interleave.
-func Ordered() JobOption { return func(c *jobConfig) { c.ordered = true } }
+func Ordered() JobOption {
+	return op.Ordered()
+}

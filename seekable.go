@@ -1,32 +1,14 @@
 package weir
 
+import "github.com/weirstream/weir/internal/dataflow"
+
 // Seekable is a Reader that can say where it is and resume from there,
 // which checkpoints need: a job that restarts from a checkpoint reopens
 // every source with the same SourceContext and seeks each reader to the
 // position it had when the checkpoint was taken.
-type Seekable interface {
-	// Position returns where reading stands after the first used records
-	// of the batch the last Read returned (all of them if used equals its
-	// length; before any Read, used is 0 and the position is the start).
-	// The bytes are opaque to the engine and stable across processes and
-	// versions of the binary that read the same input.
-	Position(used int) ([]byte, error)
-	// Seek resumes reading at a position Position returned, on a reader
-	// just opened with the same SourceContext and the same input. The next
-	// Read returns the record that followed the position.
-	Seek(pos []byte) error
-}
+type Seekable = dataflow.Seekable
 
 // Rescalable is a Seekable reader that can also resume where a run with a
 // different number of readers stopped, which restoring a checkpoint with
 // another parallelism needs.
-type Rescalable interface {
-	Seekable
-	// SeekSplits resumes reading, on a reader just opened with a new
-	// SourceContext over the same input, at the records of its new share
-	// that the old run's readers had not read: positions holds what
-	// Position returned on each old reader, in the old instance order
-	// (len(positions) is the old parallelism). Over all new readers, every
-	// record that no old reader had read is read exactly once.
-	SeekSplits(positions [][]byte) error
-}
+type Rescalable = dataflow.Rescalable

@@ -1,10 +1,6 @@
 package weir
 
-import (
-	"sync"
-
-	"github.com/weirstream/weir/internal/codec"
-)
+import "github.com/weirstream/weir/internal/dataflow"
 
 // Output is a connector that consumes the records of a stream (the Sink
 // function attaches one to a stream). Write receives batches of records
@@ -16,76 +12,16 @@ import (
 // If an Output also implements EpochSink, EndEpoch is called after the last
 // record of each epoch has been written to the instance. Close is called
 // once per instance after the final epoch, or not at all if the job fails.
-type Output[T any] interface {
-	Write(batch []T) error
-	Close() error
-}
+type Output[T any] = dataflow.Output[T]
 
 // EpochSink is an Output that wants to know where epochs end, for example to
 // commit output per epoch.
-type EpochSink interface {
-	EndEpoch(epoch uint64) error
-}
+type EpochSink = dataflow.EpochSink
 
 // SinkFunc adapts a function to an Output with a no-op Close.
-type SinkFunc[T any] func(batch []T) error
-
-// Write implements Output.
-func (f SinkFunc[T]) Write(batch []T) error { return f(batch) }
-
-// Close implements Output.
-func (f SinkFunc[T]) Close() error { return nil }
+type SinkFunc[T any] = dataflow.SinkFunc[T]
 
 // Collect is an Output that keeps every record it receives, for tests and
 // for results small enough to hold in memory. It is safe for concurrent
 // use, so it may back a sink with several instances.
-type Collect[T any] struct {
-	mu   sync.Mutex
-	recs []T
-}
-
-// Write implements Output.
-func (c *Collect[T]) Write(batch []T) error {
-	c.mu.Lock()
-	c.recs = append(c.recs, batch...)
-	c.mu.Unlock()
-	return nil
-}
-
-// Close implements Output.
-func (c *Collect[T]) Close() error { return nil }
-
-// Records returns a copy of the records received so far.
-func (c *Collect[T]) Records() []T {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]T(nil), c.recs...)
-}
-
-// Snapshot implements Checkpointed: the records received so far.
-func (c *Collect[T]) Snapshot() ([]byte, error) {
-	cd, err := codec.For[T]()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return cd.Append(nil, c.recs), nil
-}
-
-// Restore implements Checkpointed: it replaces the records with those of
-// a snapshot.
-func (c *Collect[T]) Restore(data []byte) error {
-	cd, err := codec.For[T]()
-	if err != nil {
-		return err
-	}
-	recs, err := cd.Decode(data, nil)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.recs = recs
-	c.mu.Unlock()
-	return nil
-}
+type Collect[T any] = dataflow.Collect[T]

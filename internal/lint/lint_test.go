@@ -11,19 +11,18 @@ import (
 // package is to pay them.
 var (
 	sizeExceptions = map[string]bool{
-		"instantiate.go:instantiate":               true, // wiring plan, runtime and transport in one function
-		"job.go:Run":                               true, // setup, network, summaries and stop in one function
-		"windowop.go:Aggregate":                    true, // strategy choice and the window task's factory
-		"jobs/ysbjson/fast.go:Decode":              true, // a hand-unrolled JSON decoder, kept whole for speed
-		"cmd/weir/bench.go:benchYSBCmd":            true, // flag wiring of one command
-		"cmd/weir/bench_json.go:benchYSBJSONCmd":   true,
-		"cmd/weir/bench_skew.go:runBench":          true,
-		"internal/checkpoint/decode.go:DecodePart": true, // one field after another
+		"internal/engine/instantiate.go:instantiate": true, // wiring plan, runtime and transport in one function
+		"internal/engine/job.go:Run":                 true, // setup, network, summaries and stop in one function
+		"internal/op/windowop.go:Aggregate":          true, // strategy choice and the window task's factory
+		"jobs/ysbjson/fast.go:Decode":                true, // a hand-unrolled JSON decoder, kept whole for speed
+		"cmd/weir/bench.go:benchYSBCmd":              true, // flag wiring of one command
+		"cmd/weir/bench_json.go:benchYSBJSONCmd":     true,
+		"cmd/weir/bench_skew.go:runBench":            true,
+		"internal/checkpoint/decode.go:DecodePart":   true, // one field after another
 	}
 	// Loops that run outside runtime services today.
 	goExceptions = map[string]bool{
-		"job.go":                       true, // the network watcher and StopOn
-		"stop.go":                      true, // closing the network after a stop
+		"internal/engine/stop.go":      true, // closing the network after a stop
 		"internal/summary/exchange.go": true, // the summary exchange's sender and receivers
 		"connector/file/stream.go":     true, // standard input's read-ahead
 	}

@@ -1,0 +1,277 @@
+package dataflow
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// graph is a job's logical graph as the operators build it, with the
+// job's configuration: what a Stream refers to.
+type Graph struct {
+	Name  string
+	Cfg   JobConfig
+	Nodes []*Node
+	Err   error
+
+	LateCounters []LateCounter
+	PartStats    []statser
+	// counted are the inputs that count something for the summary.
+	Counted []Counted
+
+	closeMu sync.Mutex
+	Closers []io.Closer // closed when the job ends (state stores)
+}
+
+// statser is a partitioned edge's statistics.
+type statser interface{ Snapshot() PartitionStats }
+
+// closeAtEnd registers c to be closed when the job ends.
+func (j *Graph) CloseAtEnd(c io.Closer) {
+	j.closeMu.Lock()
+	j.Closers = append(j.Closers, c)
+	j.closeMu.Unlock()
+}
+
+// node is an operator of the logical graph with the typed factories that
+// make its instances.
+type Node struct {
+	Id    int
+	Name  string
+	Op    string
+	Kind  plan.Kind
+	State plan.State
+	Sel   plan.Selectivity
+	Key   string // the key's planner name (keyID), for a keyed operator
+	// userState: a user function keeps state of its own, which
+	// checkpoints cannot save.
+	UserState bool
+	Par       int // 0: the planner decides, unless parSet
+	ParSet    bool
+	// params are the operator's parameters and record types, and source
+	// its input's identity, for the job's identity.
+	Params string
+	Source string
+	Inputs []InputEdge
+	// ports[i] combines the pushers of output port i's consumers.
+	Ports []func(outs []any) any
+	// times[i], if set, is the range of the event times the node assigns
+	// to the records of output port i (EventTime, windows, joins); a port
+	// without passes its input's times on.
+	Times []*TimeRange
+	// Exactly one of these is set, by kind.
+	NewSource func(tc TaskCtx, outs []any) (runtime.SourceTask, error)
+	NewOp     func(tc TaskCtx, outs []any) (any, error)
+	NewTask   func(tc TaskCtx, outs []any) (runtime.InputTask, error)
+	// recoverInput, on a source whose input is Recoverable, calls Recover.
+	RecoverInput func(RecoverContext) error
+}
+
+// taskCtx is what an operator instance is made with.
+type TaskCtx struct {
+	Inst, Par int
+	// units is the instance's task's unit context in an ordered job (nil
+	// otherwise); recv, set on an ordered task head, says how it reads.
+	Units *UnitCtx
+	Recv  *OrdRecv
+	// op and sel are the operator's name and declared selectivity, for
+	// the record operator being made.
+	Op  string
+	Sel plan.Selectivity
+	// snaps, in a job with checkpoints, gathers the task's operators
+	// whose state is saved.
+	Snaps *[]SnapEntry
+	// from is the checkpoint the job restored from (0: none); commits,
+	// in a job with checkpoints, registers a two-phase output and
+	// returns what saves its prepared checkpoints.
+	From    uint64
+	Commits func(out TwoPhase, op string, inst int) (any, error)
+}
+
+// saves registers s (a keyed or instance snapshotter) as operator op's
+// state, in a job with checkpoints.
+func (tc TaskCtx) Saves(op string, s any) {
+	if tc.Snaps != nil {
+		*tc.Snaps = append(*tc.Snaps, SnapEntry{Op: op, S: s})
+	}
+}
+
+// inputEdge is an edge into a node, with the factory of its sending side.
+type InputEdge struct {
+	From     *Node
+	FromPort int
+	Keyed    bool
+	// exchange makes the sender for one upstream instance. It returns a
+	// pusher of the upstream type.
+	Exchange func(x ExchangeCtx) any
+	// wire encodes what the exchange sends, for a receiver in another
+	// process.
+	Wire func() (Wire, error)
+}
+
+// exchangeCtx is what the sending side of an exchange is made from.
+type ExchangeCtx struct {
+	Ex plan.Exchange
+	// outlets lead to the receiving instances.
+	Outlets []runtime.Outlet
+	// name is the receiving operator's; it names panics raised while
+	// sending (in key functions, say).
+	Name string
+	// sender is the index of the upstream instance among senders.
+	Sender, Senders int
+	// done is closed when the job stops.
+	Done <-chan struct{}
+	// ordered asks for an ordered exchange; units is the sending task's
+	// unit context, and whole tells whether the sending instances see
+	// whole units.
+	Ordered bool
+	Whole   bool
+	Units   *UnitCtx
+	// dist is set in a job of several processes: keys must hash alike in
+	// every process.
+	Dist bool
+	// from is the checkpoint the job restored from (0: none).
+	From uint64
+}
+
+func (j *Graph) Add(n *Node) *Node {
+	n.Id = len(j.Nodes)
+	if n.Name == "" {
+		n.Name = fmt.Sprintf("%s%d", n.Op, n.Id)
+	}
+	j.Nodes = append(j.Nodes, n)
+	return n
+}
+
+func (j *Graph) Fail(err error) {
+	if j.Err == nil {
+		j.Err = err
+	}
+}
+
+type LateCounter struct {
+	Name string
+	N    *atomic.Int64
+}
+
+// processes is the number of processes the job runs in.
+func (j *Graph) Processes() int {
+	if c := j.Cfg.Cluster; c != nil {
+		if c.Net != nil {
+			return c.Net.Processes()
+		}
+		return max(1, len(c.Peers))
+	}
+	return 1
+}
+
+// stableHash reports whether keys must hash alike in every process and
+// every run: in a job of several processes, or one whose state outlives a
+// run in checkpoints.
+func (j *Graph) StableHash() bool { return j.Processes() > 1 || j.Cfg.Ckpt != nil }
+
+// autoStrategy is the strategy of "auto": roundrobin pre-aggregation,
+// which costs least per record when keys are not skewed beyond what
+// pre-aggregation absorbs.
+const autoStrategy = partition.RoundRobin
+
+// strategy resolves the job's partitioning for one aggregation.
+func (j *Graph) Strategy(mergeable bool) (partition.Strategy, error) {
+	s := autoStrategy
+	if n := j.Cfg.Partitioning; n != "" && n != "auto" {
+		var err error
+		if s, err = partition.ParseStrategy(n); err != nil {
+			return 0, fmt.Errorf("weir: Partitioning(%q): unknown; want auto, %s", n, strategyNames())
+		}
+	}
+	if !mergeable {
+		return partition.Hash, nil
+	}
+	return s, nil
+}
+
+// strategyNames lists the partitioning strategies as "a, b or c".
+func strategyNames() string {
+	var n []string
+	for _, s := range partition.Strategies() {
+		n = append(n, s.String())
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
+
+// checkParallelism refuses a Parallelism that cannot work.
+func (n *Node) CheckParallelism(keyGroups int) error {
+	switch {
+	case !n.ParSet:
+	case n.Par < 1:
+		return fmt.Errorf("weir: %s: Parallelism(%d): must be at least 1", n.Name, n.Par)
+	case n.State == plan.Keyed && n.Par > keyGroups:
+		return fmt.Errorf("weir: %s: Parallelism(%d) exceeds the %d key groups: a keyed operator can have at most one instance per key group; raise KeyGroups",
+			n.Name, n.Par, keyGroups)
+	}
+	return nil
+}
+
+// PartitionStats describes the partitioning of one keyed aggregation over
+// the epochs it has seen.
+type PartitionStats struct {
+	// Operator is the aggregation's name.
+	Operator string
+	// Strategy is the strategy in use.
+	Strategy string
+	// Partitions is the number of map and reduce tasks available (the
+	// parallelism of the exchange).
+	Partitions int
+	// MapImbalance is the largest map block over the mean block, in
+	// records, weighted by records over the epochs. The map blocks of hash
+	// and roundrobin are what each sender received.
+	MapImbalance float64
+	// ReduceImbalance is the largest reducer input over the mean, likewise:
+	// raw records for hash, partials for the others.
+	ReduceImbalance float64
+	// SplitKeys and Fragments are summed over the epochs: keys cut into
+	// more than one map block, and the fragments (key, block) of all keys.
+	SplitKeys int64
+	Fragments int64
+	Epochs    int64
+	// MapTasks and ReduceTasks are the tasks of the last epoch;
+	// TaskChanges counts the elastic controller's changes.
+	MapTasks, ReduceTasks int
+	TaskChanges           int64
+}
+
+// Process returns this process's index in a distributed job (0 in a
+// single process): process 0 runs the one-instance operators, such as the
+// sinks that write output files.
+func (j *Graph) Process() int {
+	if c := j.Cfg.Cluster; c != nil {
+		return c.Self
+	}
+	return 0
+}
+
+// logger is where the job logs.
+func (j *Graph) Logger() *slog.Logger {
+	if j.Cfg.Logger != nil {
+		return j.Cfg.Logger
+	}
+	return slog.Default()
+}
+
+// A wire turns what an exchange sends (batches of one or more kinds, and
+// markers) into bytes for another process and back. Each message starts
+// with a tag byte; variable-length sections carry their byte length.
+type Wire interface {
+	// encode appends msg (a batch this edge's exchange sends) to buf.
+	Encode(buf []byte, msg any) ([]byte, error)
+	// decode returns the batch or marker in buf; a marker comes back as
+	// a progress.Marker.
+	Decode(buf []byte) (any, error)
+}

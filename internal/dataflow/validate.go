@@ -1,0 +1,83 @@
+package dataflow
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/weirstream/weir/internal/partition"
+)
+
+// validate checks every option of a job that is about to run (or be
+// explained) in procs processes, before anything starts, and fills in
+// what depends on others (the default workers, the checkpoint to start
+// from). It returns the first value that cannot work, naming the option.
+func (c *JobConfig) Validate(procs int) error {
+	if c.KeyGroups < 1 || c.KeyGroups > maxKeyGroups {
+		return fmt.Errorf("weir: KeyGroups(%d): must be from 1 to %d", c.KeyGroups, maxKeyGroups)
+	}
+	if !c.workersSet && c.Workers == 0 {
+		c.Workers = max(1, min(runtime.GOMAXPROCS(0), c.KeyGroups/procs))
+	}
+	if c.Workers < 1 {
+		return fmt.Errorf("weir: Workers(%d): must be at least 1", c.Workers)
+	}
+	if c.Workers > c.KeyGroups || c.Workers*procs > c.KeyGroups {
+		what := fmt.Sprintf("Workers(%d) exceeds", c.Workers)
+		switch {
+		case !c.workersSet:
+			what = fmt.Sprintf("%d processes exceed", procs)
+		case procs > 1:
+			what = fmt.Sprintf("Workers(%d) x %d processes exceeds", c.Workers, procs)
+		}
+		return fmt.Errorf("weir: %s the %d key groups: a keyed operator can have at most one instance per key group; raise KeyGroups or lower Workers",
+			what, c.KeyGroups)
+	}
+	if c.Interval <= 0 {
+		return fmt.Errorf("weir: BatchInterval(%v): must be positive", c.Interval)
+	}
+	if c.EpochRecords < 0 {
+		return fmt.Errorf("weir: EpochRecords(%d): must not be negative (0 cuts epochs by time)", c.EpochRecords)
+	}
+	if c.BatchSize < 1 {
+		return fmt.Errorf("weir: BatchSize(%d): must be at least 1", c.BatchSize)
+	}
+	if c.QueueDepth < 1 {
+		return fmt.Errorf("weir: QueueDepth(%d): must be at least 1", c.QueueDepth)
+	}
+	if n := c.Partitioning; n != "" && n != "auto" {
+		if _, err := partition.ParseStrategy(n); err != nil {
+			return fmt.Errorf("weir: Partitioning(%q): unknown; want auto, %s", n, strategyNames())
+		}
+	}
+	if c.Backend != nil {
+		if err := c.Backend.Validate(); err != nil {
+			return fmt.Errorf("weir: %s: %w", c.Backend, err)
+		}
+	}
+	return c.validateCheckpoints()
+}
+
+func (c *JobConfig) validateCheckpoints() error {
+	if c.Ckpt == nil {
+		if c.fromSet {
+			return fmt.Errorf("weir: FromCheckpoint(%q) needs Checkpoints", c.fromCkpt)
+		}
+		return nil
+	}
+	if c.Ckpt.Dir == "" {
+		return fmt.Errorf(`weir: Checkpoints("", %d, %d): the directory is empty`, c.ckptEvery, c.ckptKeep)
+	}
+	if c.ckptEvery < 1 {
+		return fmt.Errorf("weir: Checkpoints(%q, %d, %d): every must be at least 1 epoch", c.Ckpt.Dir, c.ckptEvery, c.ckptKeep)
+	}
+	if c.ckptKeep < 1 {
+		return fmt.Errorf("weir: Checkpoints(%q, %d, %d): keep must be at least 1 checkpoint", c.Ckpt.Dir, c.ckptEvery, c.ckptKeep)
+	}
+	if c.fromSet {
+		if c.fromCkpt == "" {
+			return fmt.Errorf(`weir: FromCheckpoint(""): the directory is empty`)
+		}
+		c.Ckpt.From = c.fromCkpt
+	}
+	return nil
+}

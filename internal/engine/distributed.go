@@ -1,0 +1,28 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// network connects the job's processes, or returns nil for one process.
+func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network, error) {
+	c := j.Cfg.Cluster
+	if c == nil || j.Processes() == 1 {
+		return nil, nil
+	}
+	if c.Net != nil {
+		return c.Net, nil
+	}
+	log := j.Cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return transport.Dial(ctx, transport.Config{
+		Self: c.Self, Addrs: c.Peers, Settings: j.meshSettings(p), Secret: c.Secret,
+		TLS: j.Cfg.MeshTLS, DialTimeout: j.Cfg.MeshTimeout, Logger: log,
+	})
+}

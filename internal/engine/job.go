@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+)
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/summary"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// Job is a dataflow program: build it with Source and the transformation
+// functions, then Run it.
+type Job struct {
+	*dataflow.Graph
+	ran bool
+
+	rt    *runtime.Runtime // set while running
+	coord *coordinator     // set while running with checkpoints
+
+	mu        sync.Mutex
+	latencies []time.Duration
+	epochs    int64
+	elapsed   time.Duration
+	wireBytes atomic.Int64
+	// summaries, in a distributed job, exchanges the counts of the
+	// graph's counted inputs.
+	summaries *summary.Exchange
+	stop      stopper
+	closeNet  func()
+	stoppedAt uint64
+}
+
+// NewJob returns an empty job.
+func NewJob(name string, opts ...dataflow.JobOption) *Job {
+	j := &Job{Graph: &dataflow.Graph{Name: name, Cfg: dataflow.DefaultJobConfig()}}
+	for _, o := range opts {
+		o(&j.Cfg)
+	}
+	return j
+}
+
+func (j *Job) plan() (*plan.Physical, error) {
+	if j.Err != nil {
+		return nil, j.Err
+	}
+	if err := j.Cfg.Validate(j.Processes()); err != nil {
+		return nil, err
+	}
+	if len(j.Nodes) == 0 {
+		return nil, errors.New("weir: job has no operators")
+	}
+	nodes := make([]plan.Node, len(j.Nodes))
+	for i, n := range j.Nodes {
+		if err := n.CheckParallelism(j.Cfg.KeyGroups); err != nil {
+			return nil, err
+		}
+		pn := plan.Node{ID: n.Id, Name: n.Name, Op: n.Op, Kind: n.Kind, State: n.State,
+			Selectivity: n.Sel, Key: n.Key, Parallelism: n.Par}
+		for port, in := range n.Inputs {
+			pn.Inputs = append(pn.Inputs, plan.Input{From: in.From.Id, FromPort: in.FromPort, Port: port, Keyed: in.Keyed})
+		}
+		nodes[i] = pn
+	}
+	return plan.Build(nodes, plan.Config{Workers: j.Cfg.Workers * j.Processes(), KeyGroups: j.Cfg.KeyGroups, Ordered: j.Cfg.Ordered})
+}
+
+// Explain returns the physical plan: tasks, their parallelism, the fused
+// operators of each and the exchanges between them.
+func (j *Job) Explain() (string, error) {
+	p, err := j.plan()
+	if err != nil {
+		return "", err
+	}
+	order := "unordered"
+	if j.Cfg.Ordered {
+		order = "ordered"
+	}
+	procs := ""
+	if n := j.Processes(); n > 1 {
+		procs = fmt.Sprintf(" x %d processes", n)
+	}
+	return fmt.Sprintf("job %s: %d workers%s, %d key groups, epochs %s, %s\n%s",
+		j.Name, j.Cfg.Workers, procs, j.Cfg.KeyGroups, j.epochDesc(), order, p.Explain()), nil
+}
+
+// ExplainDot returns the physical plan in Graphviz's dot language.
+func (j *Job) ExplainDot() (string, error) {
+	p, err := j.plan()
+	if err != nil {
+		return "", err
+	}
+	return p.Dot(j.Name), nil
+}
+
+func (j *Job) epochDesc() string {
+	if j.Cfg.EpochRecords > 0 {
+		return fmt.Sprintf("every %d records", j.Cfg.EpochRecords)
+	}
+	return "every " + j.Cfg.Interval.String()
+}
+
+// Run executes the job. It returns when every source has ended and all
+// windows have been flushed to the sinks, when an operator fails (with its
+// error), or when ctx is cancelled (with ctx's error). A job runs once.
+func (j *Job) Run(ctx context.Context) error {
+	if j.ran {
+		return errors.New("weir: job already ran")
+	}
+	j.ran = true
+	defer func() {
+		for _, c := range j.Closers {
+			c.Close()
+		}
+	}()
+	p, err := j.plan()
+	if err != nil {
+		return err
+	}
+	if j.Cfg.Ckpt != nil {
+		self, procs := j.Process(), j.Processes()
+		if j.coord, err = j.openCheckpoints(self, procs); err != nil {
+			return err
+		}
+	}
+	var rt *runtime.Runtime
+	var origin time.Time
+	if j.Processes() > 1 {
+		// Every process numbers time-based epochs from the same origin,
+		// so they agree on epoch boundaries whenever each starts.
+		origin = time.Unix(0, 0)
+	}
+	var first progress.Epoch
+	if j.coord != nil && j.coord.from > 0 {
+		first = progress.Epoch(j.coord.from) + 1
+	}
+	rt = runtime.New(runtime.Config{
+		Interval:   j.Cfg.Interval,
+		Records:    j.Cfg.EpochRecords,
+		Origin:     origin,
+		FirstEpoch: first,
+		OnEpoch: func(s runtime.EpochStats) {
+			j.mu.Lock()
+			j.latencies = append(j.latencies, s.Latency)
+			j.epochs++
+			j.mu.Unlock()
+			if j.Cfg.OnEpoch != nil {
+				j.Cfg.OnEpoch(dataflow.EpochStats{Epoch: uint64(s.Epoch), Watermark: s.Watermark, Latency: s.Latency, Final: s.Final, Records: rt.Records()})
+			}
+		},
+	})
+	net, err := j.network(ctx, p)
+	if err != nil {
+		return err
+	}
+	pl := placement{self: 0, procs: 1}
+	if net != nil {
+		defer net.Close()
+		pl = placement{self: net.Self(), procs: net.Processes()}
+	}
+	if err := j.instantiate(p, rt, pl, net); err != nil {
+		return err
+	}
+	if j.coord != nil {
+		j.coord.onComplete = func(uint64) { j.checkStop() }
+	}
+	j.mu.Lock()
+	j.rt = rt
+	j.mu.Unlock()
+	if net != nil {
+		j.closeNet = func() { net.Close() }
+		// A lost peer fails the job; a job that fails aborts the network,
+		// which wakes whatever waits on it. A job that ends well has
+		// received every peer's final marker, so nothing waits on the
+		// network: it sends its final summary, waits for its peers', and
+		// closes it below.
+		j.startSummaries(net)
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		rt.AddService("network-watch", func(done <-chan struct{}) error {
+			select {
+			case <-net.Done():
+				cancel(net.Err())
+			case <-done:
+				if err := rt.Err(); err != nil && !errors.Is(err, ErrStopped) {
+					net.Abort(err) // tell the peers why
+					net.Close()
+				}
+			}
+			return nil
+		})
+	}
+	if c := j.Cfg.StopOn; c != nil {
+		rt.AddService("stop-on", func(done <-chan struct{}) error {
+			select {
+			case <-c:
+				j.Stop()
+			case <-done:
+			}
+			return nil
+		})
+	}
+	// A stop asked for before the job could carry it out (the summaries
+	// of a distributed job must run first) takes effect now.
+	j.checkStop()
+	start := time.Now()
+	err = rt.Run(ctx)
+	j.mu.Lock()
+	j.elapsed = time.Since(start)
+	j.mu.Unlock()
+	if errors.Is(err, ErrStopped) {
+		at := j.stopped()
+		j.mu.Lock()
+		j.stoppedAt = at
+		j.mu.Unlock()
+	}
+	if net != nil && err == nil {
+		j.summaries.Finish(finishTimeout)
+		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = j.markFinished()
+	}
+	return err
+}
+
+// Metrics summarises a finished (or running) job.
+type Metrics struct {
+	// Records is the number of records the sources have read; after a
+	// restore, those read before the checkpoint count too (records read
+	// after it by a run that failed do not: they are read again).
+	Records int64
+	// Late is the number of records that arrived after their windows'
+	// allowed lateness, over all window operators.
+	Late       int64
+	Epochs     int64
+	LatencyP50 time.Duration
+	LatencyP99 time.Duration
+	LatencyMax time.Duration
+	// Elapsed is how long the job ran, from the start of its tasks (after
+	// a distributed job's processes connected) to its end.
+	Elapsed time.Duration
+	// WireBytes is what this process sent to the others, frame headers
+	// included (0 in a single process).
+	WireBytes int64
+	// RestoredFrom is the checkpoint the job started from (0: none).
+	RestoredFrom uint64
+	// Counters are the job's counts by name: "records" and "late" (as
+	// Records and Late) and what Counted inputs count, such as
+	// "dead_letters". In a distributed job Records, Late and Counters are
+	// totals over all processes, from the summaries they exchange: once
+	// Run has returned they are final, but for the processes in Missing,
+	// whose final summary did not arrive (counted as last heard).
+	Counters  map[string]int64
+	Missing   []int
+	Processes int
+	// StoppedAt is the checkpoint a job stopped cleanly at (Run returned
+	// ErrStopped), from which the next run resumes.
+	StoppedAt uint64
+}
+
+// Metrics returns the job's figures so far.
+func (j *Job) Metrics() Metrics {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	m := Metrics{Epochs: j.epochs, Elapsed: j.elapsed, WireBytes: j.wireBytes.Load(), Processes: j.Processes()}
+	if j.coord != nil {
+		m.RestoredFrom = j.coord.from
+	}
+	m.StoppedAt = j.stoppedAt
+	x := j.summaries
+	j.mu.Unlock()
+	m.Counters = j.localCounts()
+	if x != nil {
+		m.Counters, m.Missing = x.Board().Totals(j.Process(), summary.Counts(m.Counters))
+	}
+	m.Records, m.Late = m.Counters["records"], m.Counters["late"]
+	j.mu.Lock()
+	if len(j.latencies) > 0 {
+		l := append([]time.Duration(nil), j.latencies...)
+		sort.Slice(l, func(a, b int) bool { return l[a] < l[b] })
+		m.LatencyP50 = l[len(l)*50/100]
+		m.LatencyP99 = l[min(len(l)-1, len(l)*99/100)]
+		m.LatencyMax = l[len(l)-1]
+	}
+	return m
+}
+
+// PartitionStats returns the partitioning figures of every keyed
+// aggregation of the job, in the order they were added.
+func (j *Job) PartitionStats() []dataflow.PartitionStats {
+	out := make([]dataflow.PartitionStats, 0, len(j.PartStats))
+	for _, s := range j.PartStats {
+		out = append(out, s.Snapshot())
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/weirstream/weir/internal/summary"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// summaryChannel is the transport channel of the processes' summaries;
+// channelID never makes it (edges stop short of 4095).
+const summaryChannel = 0xFFFFFFFF
+
+// finishTimeout bounds how long a process that has ended waits for its
+// peers' final summaries.
+const finishTimeout = 10 * time.Second
+
+// startSummaries starts the exchange of summaries with the job's other
+// processes.
+func (j *Job) startSummaries(nw transport.Network) {
+	every := min(max(j.Cfg.Interval/2, 50*time.Millisecond), 500*time.Millisecond)
+	x := summary.Start(nw, summaryChannel, every, func() summary.Message {
+		m := summary.Message{Counts: summary.Counts(j.localCounts())}
+		if j.coord != nil {
+			_, m.Complete = j.coord.progress()
+			m.Written = j.coord.newestWritten()
+		}
+		j.stopMessage(&m)
+		return m
+	}, func(m summary.Message) {
+		if j.coord != nil {
+			j.coord.notePeer(m.Process, m.Written)
+		}
+		j.checkStop()
+	})
+	j.mu.Lock()
+	j.summaries = x
+	j.mu.Unlock()
+}
+
+// localCounts are this process's counters: records read, late records,
+// and what the inputs count.
+func (j *Job) localCounts() map[string]int64 {
+	c := map[string]int64{"late": 0, "records": 0}
+	j.mu.Lock()
+	rt := j.rt
+	j.mu.Unlock()
+	if rt != nil {
+		c["records"] = rt.Records()
+	}
+	if j.coord != nil && j.Process() == 0 {
+		// What the sources read before the checkpoint the job restored,
+		// counted once, by process 0.
+		c["records"] += j.coord.records
+	}
+	for _, l := range j.LateCounters {
+		c["late"] += l.N.Load()
+	}
+	for _, in := range j.Counted {
+		for k, v := range in.Counters() {
+			c[k] += v
+		}
+	}
+	return c
+}

@@ -1,0 +1,208 @@
+package exchange
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+)
+
+import (
+	"sync"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// sendEx is the sending side of forward, gather and rebalance exchanges:
+// it copies records into batches of up to size records and sends each full
+// batch to the next outlet in turn.
+type sendEx[T any] struct {
+	outlets []runtime.Outlet
+	next    int
+	size    int
+	timed   bool
+	cur     *dataflow.Batch[T]
+	pool    *sync.Pool
+}
+
+func NewSendEx[T any](outlets []runtime.Outlet, size int, timed bool) *sendEx[T] {
+	e := &sendEx[T]{outlets: outlets, size: size, timed: timed, pool: framePool[T](size, timed)}
+	e.cur = e.pool.Get().(*dataflow.Batch[T])
+	return e
+}
+
+func (e *sendEx[T]) Push(b *dataflow.Batch[T]) error {
+	if b.Sel != nil {
+		for _, i := range b.Sel {
+			e.cur.V = append(e.cur.V, b.V[i])
+			if e.timed {
+				e.cur.Ts = append(e.cur.Ts, b.Ts[i])
+			}
+			if len(e.cur.V) >= e.size {
+				if err := e.Flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	v, ts := b.V, b.Ts
+	for len(v) > 0 {
+		room := e.size - len(e.cur.V)
+		n := min(room, len(v))
+		e.cur.V = append(e.cur.V, v[:n]...)
+		if e.timed {
+			e.cur.Ts = append(e.cur.Ts, ts[:n]...)
+			ts = ts[n:]
+		}
+		v = v[n:]
+		if len(e.cur.V) >= e.size {
+			if err := e.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *sendEx[T]) Flush() error {
+	if len(e.cur.V) == 0 {
+		return nil
+	}
+	o := e.outlets[e.next]
+	e.next++
+	if e.next == len(e.outlets) {
+		e.next = 0
+	}
+	b := e.cur
+	e.cur = e.pool.Get().(*dataflow.Batch[T])
+	return o.Send(b)
+}
+
+func (e *sendEx[T]) Mark(m progress.Marker) error {
+	if err := e.Flush(); err != nil {
+		return err
+	}
+	for _, o := range e.outlets {
+		if err := o.Mark(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyEx is the sending side of a key-group exchange: it computes each
+// record's key and hash, finds the owner of the key group, and appends the
+// record to that owner's batch.
+type KeyEx[K comparable, T any] struct {
+	key     func(T) K
+	hash    func(K) uint64
+	groups  int
+	owner   []uint16 // key group -> instance
+	Outlets []runtime.Outlet
+	size    int
+	cur     []*dataflow.Kbatch[K, T]
+	pool    *sync.Pool
+	// With statistics (st not nil): the records this sender received and
+	// what it sent to each instance in the current epoch.
+	st     *EdgeStats
+	sender int
+	recv   int64
+	sent   []int64
+}
+
+// withStats makes e report its loads to st at every epoch's end.
+func (e *KeyEx[K, T]) WithStats(st *EdgeStats, sender, senders int) *KeyEx[K, T] {
+	e.st, e.sender, e.sent = st, sender, make([]int64, len(e.Outlets))
+	st.Init(senders, len(e.Outlets))
+	st.join(sender)
+	return e
+}
+
+func NewKeyEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int, dist bool) *KeyEx[K, T] {
+	h := KeyHasher[K](dist)
+	e := &KeyEx[K, T]{key: key, hash: h, groups: groups, Outlets: outlets, size: size}
+	e.owner = make([]uint16, groups)
+	for kg := range e.owner {
+		e.owner[kg] = uint16(partition.Owner(partition.KeyGroup(kg), groups, len(outlets)))
+	}
+	e.pool = &sync.Pool{New: func() any {
+		return &dataflow.Kbatch[K, T]{Recs: make([]dataflow.Krec[K, T], 0, size), Pool: e.pool}
+	}}
+	e.cur = make([]*dataflow.Kbatch[K, T], len(outlets))
+	for i := range e.cur {
+		e.cur[i] = e.pool.Get().(*dataflow.Kbatch[K, T])
+	}
+	return e
+}
+
+func (e *KeyEx[K, T]) Push(b *dataflow.Batch[T]) error {
+	if e.st != nil {
+		e.recv += int64(b.Len())
+	}
+	if b.Sel != nil {
+		for _, i := range b.Sel {
+			if err := e.One(b, int(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range b.V {
+		if err := e.One(b, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *KeyEx[K, T]) One(b *dataflow.Batch[T], i int) error {
+	v := b.V[i]
+	k := e.key(v)
+	var ts int64
+	if b.Ts != nil {
+		ts = b.Ts[i]
+	}
+	return e.send(e.hash(k), k, ts, v)
+}
+
+// send appends a record whose key and hash are known to its owner's batch.
+func (e *KeyEx[K, T]) send(h uint64, k K, ts int64, v T) error {
+	t := e.owner[partition.KeyGroupOf(h, e.groups)]
+	if e.sent != nil {
+		e.sent[t]++
+	}
+	c := e.cur[t]
+	c.Recs = append(c.Recs, dataflow.Krec[K, T]{H: h, Ts: ts, K: k, V: v})
+	if len(c.Recs) >= e.size {
+		return e.Flush(int(t))
+	}
+	return nil
+}
+
+func (e *KeyEx[K, T]) Flush(t int) error {
+	c := e.cur[t]
+	if len(c.Recs) == 0 {
+		return nil
+	}
+	e.cur[t] = e.pool.Get().(*dataflow.Kbatch[K, T])
+	return e.Outlets[t].Send(c)
+}
+
+func (e *KeyEx[K, T]) Mark(m progress.Marker) error {
+	if e.st != nil {
+		e.st.Report(e.sender, m, e.recv, e.sent)
+		e.recv = 0
+		clear(e.sent)
+	}
+	for t := range e.Outlets {
+		if err := e.Flush(t); err != nil {
+			return err
+		}
+	}
+	for _, o := range e.Outlets {
+		if err := o.Mark(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}

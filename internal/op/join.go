@@ -1,0 +1,168 @@
+package op
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+)
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sync/atomic"
+
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// Join joins two keyed streams over windows: when a window fires, f is
+// called for every pair of a left and a right record with the same key in
+// that window (an inner join), and its results form the output. Tumbling,
+// sliding and global windows are supported. Records later than the allowed
+// lateness are counted in Metrics().Late. With AllowedLateness, a record
+// that arrives after its window fired makes the window fire again with all
+// its pairs, including those already emitted (as Flink's window join
+// does): downstream operators see those pairs twice.
+func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w WindowSpec, f func(key K, l L, r R) O, opts ...WindowOption) Stream[O] {
+	j := l.s.job
+	var c windowConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	oc := dataflow.OpOptions(c.opts)
+	spec := w.spec
+	spec.Lateness = c.lateness
+	n := j.Add(&dataflow.Node{Name: oc.Name, Op: "join(" + spec.String() + ")", Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: l.name, Par: oc.Parallelism, ParSet: oc.ParSet, Ports: singlePort[O]()})
+	n.Inputs = []dataflow.InputEdge{keyedInput(l), keyedInput(r)}
+	n.Params = fmt.Sprintf("lateness %dms, key, left, right, result: %s", spec.Lateness, dataflow.TypeList(reflect.TypeFor[K](), reflect.TypeFor[L](), reflect.TypeFor[R](), reflect.TypeFor[O]()))
+	out := Stream[O]{job: j, node: n, timed: l.s.timed && r.s.timed}
+	switch {
+	case r.s.job != j:
+		j.Fail(fmt.Errorf("weir: %s: streams from different jobs", n.Name))
+	case spec.Validate() != nil:
+		j.Fail(fmt.Errorf("weir: %s: %w", n.Name, spec.Validate()))
+	case spec.Kind == window.Session:
+		j.Fail(fmt.Errorf("weir: %s: session windows are not supported in joins", n.Name))
+	case spec.NeedsTime() && !out.timed:
+		j.Fail(fmt.Errorf("weir: %s: %s windows need event time on both inputs; assign it with EventTime", n.Name, spec))
+	}
+	held := dataflow.NewTimeRange() // of the results
+	n.Times = []*dataflow.TimeRange{held}
+	dataflow.HoldTimes(l.s.node, l.s.port, spec)
+	dataflow.HoldTimes(r.s.node, r.s.port, spec)
+	late := &atomic.Int64{}
+	j.LateCounters = append(j.LateCounters, dataflow.LateCounter{Name: n.Name, N: late})
+	n.NewTask = func(tc dataflow.TaskCtx, outs []any) (runtime.InputTask, error) {
+		t := &joinTask[K, L, R, O]{
+			name: n.Name, held: *held,
+			spec: spec, f: f, size: j.Cfg.BatchSize, out: outs[0].(dataflow.Pusher[O]),
+			table: newKeyedTable[K, window.Set[joinAcc[L, R]]](),
+			next:  math.MaxInt64, wm: progress.NoWatermark, late: late,
+		}
+		tc.Saves(n.Name, t)
+		return t, nil
+	}
+	return out
+}
+
+type joinAcc[L, R any] struct {
+	left  []L
+	right []R
+}
+
+type joinTask[K comparable, L, R, O any] struct {
+	name  string
+	held  dataflow.TimeRange // the times results may have
+	spec  window.Spec
+	f     func(K, L, R) O
+	size  int
+	out   dataflow.Pusher[O]
+	table *keyedTable[K, window.Set[joinAcc[L, R]]]
+	next  int64
+	wm    int64
+	late  *atomic.Int64
+	outB  dataflow.Batch[O]
+}
+
+func (t *joinTask[K, L, R, O]) Batch(port int, b any) error {
+	if port == 0 {
+		kb := b.(*dataflow.Kbatch[K, L])
+		for i := range kb.Recs {
+			r := &kb.Recs[i]
+			t.Add(r.H, r.K, r.Ts, func(a *joinAcc[L, R]) { a.left = append(a.left, r.V) })
+		}
+		kb.Release()
+		return nil
+	}
+	kb := b.(*dataflow.Kbatch[K, R])
+	for i := range kb.Recs {
+		r := &kb.Recs[i]
+		t.Add(r.H, r.K, r.Ts, func(a *joinAcc[L, R]) { a.right = append(a.right, r.V) })
+	}
+	kb.Release()
+	return nil
+}
+
+func (t *joinTask[K, L, R, O]) Add(h uint64, k K, ts int64, put func(*joinAcc[L, R])) {
+	late := true
+	t.spec.Assign(ts, func(start, end int64) {
+		if t.spec.Late(end, t.wm) {
+			return
+		}
+		late = false
+		set := t.table.Upsert(h, k)
+		w := set.Get(start, end, nil)
+		put(&w.Acc)
+		w.Touch()
+		t.next = min(t.next, window.Due(w, t.spec.Lateness))
+	})
+	if late {
+		t.late.Add(1)
+	}
+}
+
+func (t *joinTask[K, L, R, O]) Mark(m progress.Marker) error {
+	t.wm = max(t.wm, m.Watermark)
+	if t.wm >= t.next {
+		next := int64(math.MaxInt64)
+		var err error
+		t.table.DeleteFunc(func(k K, set *window.Set[joinAcc[L, R]]) bool {
+			next = min(next, set.Fire(t.wm, t.spec.Lateness, func(w *window.Win[joinAcc[L, R]]) {
+				if !t.held.Holds(w.End-1) && err == nil && len(w.Acc.left) > 0 && len(w.Acc.right) > 0 {
+					err = fmt.Errorf("weir: %s: the results of window [%d, %d) of key %s have event time %d, outside the range the windows downstream can hold [%d, %d]",
+						t.name, w.Start, w.End, dataflow.ShowRecord(k), w.End-1, t.held.Lo, t.held.Hi)
+					return
+				}
+				for _, l := range w.Acc.left {
+					for _, r := range w.Acc.right {
+						t.outB.V = append(t.outB.V, t.f(k, l, r))
+						t.outB.Ts = append(t.outB.Ts, w.End-1)
+						if len(t.outB.V) >= t.size && err == nil {
+							err = t.Flush()
+						}
+					}
+				}
+			}))
+			return len(set.W) == 0
+		})
+		t.next = next
+		if err != nil {
+			return err
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+	}
+	return t.out.Mark(m)
+}
+
+func (t *joinTask[K, L, R, O]) Flush() error {
+	if len(t.outB.V) == 0 {
+		return nil
+	}
+	err := t.out.Push(&t.outB)
+	clear(t.outB.V)
+	t.outB.V, t.outB.Ts = t.outB.V[:0], t.outB.Ts[:0]
+	return err
+}

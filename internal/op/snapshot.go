@@ -1,0 +1,181 @@
+package op
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
+)
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/codec"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// keyedEntry is one key's state in a snapshot: its hash, key and value.
+type keyedEntry[K comparable, V any] struct {
+	H   uint64
+	Key K
+	Val V
+}
+
+// keyedBlob is the state of one key group of one instance, with the
+// instance's watermark (the same on every instance of an operator: they
+// align the same senders' markers).
+type keyedBlob[K comparable, V any] struct {
+	WM      int64
+	Entries []keyedEntry[K, V]
+}
+
+// snapshotTable encodes a state table by key group.
+func snapshotTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	c, err := codec.For[keyedBlob[K, V]]()
+	if err != nil {
+		return out, fmt.Errorf("weir: %s: state cannot be saved: %w", op, err)
+	}
+	by := map[uint32]*keyedBlob[K, V]{}
+	t.Range(func(h uint64, k K, v *V) bool {
+		kg := uint32(partition.KeyGroupOf(h, groups))
+		b := by[kg]
+		if b == nil {
+			b = &keyedBlob[K, V]{WM: wm}
+			by[kg] = b
+		}
+		b.Entries = append(b.Entries, keyedEntry[K, V]{H: h, Key: k, Val: *v})
+		return true
+	})
+	for kg, b := range by {
+		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: c.Append(nil, []keyedBlob[K, V]{*b})})
+	}
+	return out, nil
+}
+
+// restoreTable adds the entries of blobs to t and returns the highest
+// watermark they were saved at.
+func restoreTable[K comparable, V any](t keyedStore[K, V], blobs [][]byte, each func(v *V)) (int64, error) {
+	c, err := codec.For[keyedBlob[K, V]]()
+	if err != nil {
+		return 0, err
+	}
+	wm := int64(-1 << 63)
+	for _, data := range blobs {
+		bs, err := c.Decode(data, nil)
+		if err != nil || len(bs) != 1 {
+			return 0, fmt.Errorf("weir: restoring state: %v", err)
+		}
+		wm = max(wm, bs[0].WM)
+		for _, e := range bs[0].Entries {
+			v := t.Upsert(e.H, e.Key)
+			*v = e.Val
+			if each != nil {
+				each(v)
+			}
+		}
+	}
+	return wm, nil
+}
+
+// watermarked is a keyed operator whose watermark is saved per instance.
+type Watermarked interface {
+	Watermark() int64
+	RestoreWatermark(wm int64)
+}
+
+// wmSuffix names an operator's per-instance watermark blobs.
+const WmSuffix = "#watermark"
+
+func (w *windowTask[K, T, A, R]) Watermark() int64          { return w.wm }
+func (w *windowTask[K, T, A, R]) RestoreWatermark(wm int64) { w.wm = max(w.wm, wm) }
+func (t *joinTask[K, L, R, O]) Watermark() int64            { return t.wm }
+func (t *joinTask[K, L, R, O]) RestoreWatermark(wm int64)   { t.wm = max(t.wm, wm) }
+
+func (w *windowTask[K, T, A, R]) SnapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	return snapshotTable(w.table, w.wm, op, groups, out)
+}
+
+func (w *windowTask[K, T, A, R]) RestoreKeyed(blobs [][]byte) error {
+	wm, err := restoreTable(w.table, blobs, func(set *window.Set[A]) {
+		for i := range set.W {
+			w.next = min(w.next, window.Due(&set.W[i], w.spec.Lateness))
+		}
+	})
+	if len(blobs) > 0 {
+		w.wm = max(w.wm, wm)
+	}
+	return err
+}
+
+func (t *joinTask[K, L, R, O]) SnapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	return snapshotTable(t.table, t.wm, op, groups, out)
+}
+
+func (t *joinTask[K, L, R, O]) RestoreKeyed(blobs [][]byte) error {
+	wm, err := restoreTable(t.table, blobs, func(set *window.Set[joinAcc[L, R]]) {
+		for i := range set.W {
+			t.next = min(t.next, window.Due(&set.W[i], t.spec.Lateness))
+		}
+	})
+	if len(blobs) > 0 {
+		t.wm = max(t.wm, wm)
+	}
+	return err
+}
+
+// processState is the per-key state of one Process instance.
+type processState[K comparable, S any] struct {
+	table keyedStore[K, S]
+}
+
+func (p *processState[K, S]) SnapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
+	return snapshotTable(p.table, 0, op, groups, out)
+}
+
+func (p *processState[K, S]) RestoreKeyed(blobs [][]byte) error {
+	_, err := restoreTable(p.table, blobs, nil)
+	if f, ok := p.table.(flusher); ok && err == nil {
+		err = f.Flush()
+	}
+	return err
+}
+
+func (o *eventTimeOp[T]) SnapshotInstance() ([]byte, error) {
+	b := binary.AppendVarint(nil, o.max)
+	return binary.AppendVarint(b, o.wm), nil
+}
+
+func (o *eventTimeOp[T]) RestoreInstance(data []byte) error {
+	r := &exchange.Reader{B: data}
+	o.max, o.wm = r.Varint(), r.Varint()
+	return r.Done()
+}
+
+// restoreInstances takes the watermark of a run with another parallelism:
+// the lowest of its instances', which holds back no record the old run
+// counted on time (each window keeps its own watermark as well).
+func (o *eventTimeOp[T]) RestoreInstances(all [][]byte) error {
+	first := true
+	for _, data := range all {
+		if data == nil {
+			continue
+		}
+		r := &exchange.Reader{B: data}
+		mx, wm := r.Varint(), r.Varint()
+		if err := r.Done(); err != nil {
+			return err
+		}
+		if first || wm < o.wm {
+			o.max, o.wm = mx, wm
+		}
+		first = false
+	}
+	return nil
+}
+
+// sinkState saves an output that implements Checkpointed.
+type sinkState struct{ c dataflow.Checkpointed }
+
+func (s sinkState) SnapshotInstance() ([]byte, error) { return s.c.Snapshot() }
+func (s sinkState) RestoreInstance(data []byte) error { return s.c.Restore(data) }

@@ -1,0 +1,397 @@
+package op
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
+	"github.com/weirstream/weir/internal/prompt"
+)
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/state"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// Aggregate folds each window of each key with agg. Records later than the
+// allowed lateness go to ws.Late().
+func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregator[T, A, R]) Stream[WindowResult[K, R]] {
+	j := ws.k.s.job
+	c := dataflow.OpOptions(ws.cfg.opts)
+	n := j.Add(&dataflow.Node{Name: c.Name, Op: "window(" + ws.spec.String() + ")", Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: ws.k.name, Par: c.Parallelism, ParSet: c.ParSet})
+	n.Params = fmt.Sprintf("lateness %dms, key, record, accumulator, result: %s", ws.spec.Lateness, dataflow.TypeList(reflect.TypeFor[K](), reflect.TypeFor[T](), reflect.TypeFor[A](), reflect.TypeFor[R]()))
+	n.Ports = []func([]any) any{
+		func(outs []any) any { return dataflow.Combine[WindowResult[K, R]](outs) },
+		func(outs []any) any { return dataflow.Combine[T](outs) },
+	}
+	n.Inputs = []dataflow.InputEdge{keyedInput(ws.k)}
+	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
+	strat, err := j.Strategy(agg.Merge != nil && ws.spec.Kind != window.Session)
+	if err != nil {
+		j.Fail(err)
+		return result
+	}
+	st := &exchange.EdgeStats{Name: n.Name, Strategy: strat, Log: j.Cfg.Logger}
+	if st.Log == nil {
+		st.Log = slog.Default()
+	}
+	j.PartStats = append(j.PartStats, st)
+	n.Op += " " + strat.String()
+	key := ws.k.key
+	var micro *prompt.MicroShared[K, T, A]
+	if strat == partition.PKG || strat == partition.Prompt {
+		micro = prompt.NewMicroShared(j, st, strat, key, ws.spec, agg.Init, agg.Add, agg.Merge)
+	}
+	n.Inputs[0].Wire = func() (dataflow.Wire, error) {
+		if strat == partition.PKG || strat == partition.Prompt {
+			return nil, fmt.Errorf("partitioning %s runs in one process; use hash or roundrobin", strat)
+		}
+		return exchange.NewKeyedWire[K, T, A](strat == partition.RoundRobin)
+	}
+	n.Inputs[0].Exchange = func(x dataflow.ExchangeCtx) any {
+		var p dataflow.Pusher[T]
+		switch strat {
+		case partition.Hash:
+			p = exchange.NewKeyEx[K, T](key, j.Cfg.KeyGroups, x.Outlets, j.Cfg.BatchSize, x.Dist).WithStats(st, x.Sender, x.Senders)
+		case partition.RoundRobin:
+			c := exchange.NewCombineEx[K, T, A](key, j.Cfg.KeyGroups, x.Outlets, j.Cfg.BatchSize, ws.spec, agg.Init, agg.Add, x.Dist)
+			c.Raw.WithStats(st, x.Sender, x.Senders)
+			if x.From > 0 {
+				// Restored: the combiner does not know the watermark the
+				// window has; its first epoch goes raw, so that the window
+				// decides what is late.
+				c.Off = 1
+			}
+			p = c
+		default:
+			p = prompt.NewMicroEx(micro, x, j)
+		}
+		return &guard[T]{name: x.Name, p: p}
+	}
+	if err := ws.spec.Validate(); err != nil {
+		j.Fail(fmt.Errorf("weir: %s: %w", n.Name, err))
+		return result
+	}
+	if ws.spec.NeedsTime() && !ws.k.s.timed {
+		j.Fail(fmt.Errorf("weir: %s: %s windows need event time; assign it with EventTime", n.Name, ws.spec))
+		return result
+	}
+	if agg.Add == nil {
+		j.Fail(fmt.Errorf("weir: %s: aggregator has no Add", n.Name))
+		return result
+	}
+	if ws.spec.Kind == window.Session && agg.Merge == nil {
+		j.Fail(fmt.Errorf("weir: %s: session windows need an aggregator with Merge", n.Name))
+		return result
+	}
+	if agg.Result == nil {
+		if _, ok := any((*A)(nil)).(*R); !ok {
+			j.Fail(fmt.Errorf("weir: %s: aggregator has no Result and %T is not %T", n.Name, *new(A), *new(R)))
+			return result
+		}
+		agg.Result = func(a A) R { return any(a).(R) }
+	}
+	if ws.late.node != nil {
+		j.Fail(errors.New("weir: a windowed stream can be aggregated only once"))
+		return result
+	}
+	ws.late.node = n
+	held := dataflow.NewTimeRange() // of the results; the late records pass their times on
+	n.Times = []*dataflow.TimeRange{held, nil}
+	dataflow.HoldTimes(ws.k.s.node, ws.k.s.port, ws.spec)
+	late := &atomic.Int64{}
+	j.LateCounters = append(j.LateCounters, dataflow.LateCounter{Name: n.Name, N: late})
+	n.NewTask = func(tc dataflow.TaskCtx, outs []any) (runtime.InputTask, error) {
+		inst := tc.Inst
+		w := &windowTask[K, T, A, R]{
+			name: n.Name, spec: ws.spec, held: *held, agg: agg, size: j.Cfg.BatchSize,
+			out: outs[0].(dataflow.Pusher[WindowResult[K, R]]), late: outs[1].(dataflow.Pusher[T]),
+			next: math.MaxInt64,
+			wm:   progress.NoWatermark, lateCount: late,
+		}
+		table, err := newStore[K, window.Set[A]](j, n.Name, inst)
+		if err != nil {
+			return nil, err
+		}
+		w.table = table
+		if micro != nil {
+			w.micro = prompt.NewMicroTask(micro, inst, prompt.MicroOwner[K, T, A](w), func() int64 { return w.wm })
+		}
+		w.lo, w.hi = ws.spec.Range()
+		tc.Saves(n.Name, w)
+		return w, nil
+	}
+	return result
+}
+
+// Late returns the records that arrived after their windows' allowed
+// lateness, once the windowed stream has been aggregated. They are also
+// counted in the job's Metrics.
+func (ws WindowedStream[K, T]) Late() Stream[T] {
+	if ws.late.node == nil {
+		j := ws.k.s.job
+		j.Fail(errors.New("weir: Late called before the windowed stream was aggregated"))
+		return Stream[T]{job: j}
+	}
+	return Stream[T]{job: ws.k.s.job, node: ws.late.node, port: 1, timed: ws.k.s.timed}
+}
+
+// Reduce combines the records of each window of each key with f. The
+// order in which records reach f is not defined (instances run in parallel
+// and records are pre-aggregated before the exchange), so f must be
+// associative and commutative.
+func Reduce[K comparable, T any](ws WindowedStream[K, T], f func(a, b T) T) Stream[WindowResult[K, T]] {
+	type acc struct {
+		v  T
+		ok bool
+	}
+	return Aggregate(ws, Aggregator[T, acc, T]{
+		Add: func(a acc, v T) acc {
+			if !a.ok {
+				return acc{v, true}
+			}
+			return acc{f(a.v, v), true}
+		},
+		Merge: func(a, b acc) acc {
+			switch {
+			case !a.ok:
+				return b
+			case !b.ok:
+				return a
+			}
+			return acc{f(a.v, b.v), true}
+		},
+		Result: func(a acc) T { return a.v },
+	})
+}
+
+// Count counts the records of each window of each key.
+func Count[K comparable, T any](ws WindowedStream[K, T]) Stream[WindowResult[K, int64]] {
+	return Aggregate(ws, Aggregator[T, int64, int64]{
+		Add:    func(a int64, _ T) int64 { return a + 1 },
+		Merge:  func(a, b int64) int64 { return a + b },
+		Result: func(a int64) int64 { return a },
+	})
+}
+
+type windowTask[K comparable, T, A, R any] struct {
+	name      string
+	spec      window.Spec
+	lo, hi    int64              // the times spec can hold
+	held      dataflow.TimeRange // the times results may have
+	agg       Aggregator[T, A, R]
+	size      int
+	out       dataflow.Pusher[WindowResult[K, R]]
+	late      dataflow.Pusher[T]
+	table     keyedStore[K, window.Set[A]]
+	next      int64 // the watermark at which some window needs attention
+	wm        int64
+	tc        window.TumblingCache
+	lateCount *atomic.Int64
+	outB      dataflow.Batch[WindowResult[K, R]]
+	lateB     dataflow.Batch[T]
+	// micro, under the prompt and pkg strategies, is this instance's part
+	// of the micro-batch exchange's rounds, run at every epoch's end.
+	micro *prompt.MicroTask[K, T, A]
+}
+
+func (w *windowTask[K, T, A, R]) Batch(port int, b any) error {
+	if pb, ok := b.(*exchange.Pbatch[K, A]); ok {
+		w.Merge(pb)
+		return nil
+	}
+	kb := b.(*dataflow.Kbatch[K, T])
+	for i := range kb.Recs {
+		w.Add(&kb.Recs[i])
+	}
+	kb.Release()
+	return w.flushLate()
+}
+
+// flushLate pushes the late records gathered so far.
+func (w *windowTask[K, T, A, R]) flushLate() error {
+	if len(w.lateB.V) > 0 {
+		err := w.late.Push(&w.lateB)
+		clear(w.lateB.V) // the records may point into input buffers
+		w.lateB.V, w.lateB.Ts = w.lateB.V[:0], w.lateB.Ts[:0]
+		return err
+	}
+	return nil
+}
+
+func (w *windowTask[K, T, A, R]) Add(r *dataflow.Krec[K, T]) {
+	spec := &w.spec
+	if r.Ts < w.lo || r.Ts > w.hi {
+		panic(dataflow.BadWindowTime(r.Ts, *spec))
+	}
+	if spec.Kind == window.Session {
+		set := w.table.Upsert(r.H, r.K)
+		win := set.AddSession(r.Ts, spec.Gap, spec.Lateness, w.wm, w.agg.Init, w.agg.Merge)
+		if win == nil {
+			if len(set.W) == 0 {
+				w.table.Delete(r.H, r.K)
+			}
+			w.toLate(r)
+			return
+		}
+		win.Acc = w.agg.Add(win.Acc, r.V)
+		w.next = min(w.next, window.Due(win, spec.Lateness))
+		return
+	}
+	if spec.Kind == window.Tumbling {
+		// The common case, without the closure of Assign.
+		start, end, _ := w.tc.Window(r.Ts, spec.Size) // exact: r.ts is in range
+		if spec.Late(end, w.wm) {
+			w.toLate(r)
+			return
+		}
+		w.addTo(r, start, end)
+		return
+	}
+	// Sliding and global: a record is late only if all its windows are.
+	late := true
+	spec.Assign(r.Ts, func(start, end int64) {
+		if !spec.Late(end, w.wm) {
+			late = false
+			w.addTo(r, start, end)
+		}
+	})
+	if late {
+		w.toLate(r)
+	}
+}
+
+// merge folds pre-aggregated partials into the windows. A partial is never
+// late: its sender combined only records whose windows were not past
+// cleanup at its own watermark, which is at least this operator's.
+func (w *windowTask[K, T, A, R]) Merge(pb *exchange.Pbatch[K, A]) {
+	for i := range pb.Recs {
+		w.MergeOne(&pb.Recs[i])
+	}
+	pb.Release()
+}
+
+// mergeOne folds one partial into its window.
+func (w *windowTask[K, T, A, R]) MergeOne(p *exchange.Partial[K, A]) {
+	if w.spec.Late(p.End, w.wm) {
+		panic("weir: a pre-aggregated partial arrived after its window's cleanup")
+	}
+	set := w.table.Upsert(p.H, p.K)
+	win := set.Find(p.Start, p.End)
+	if win == nil {
+		// A new window takes the partial as it is: Merge is only ever
+		// given two accumulators that have seen records.
+		set.W = append(set.W, window.Win[A]{Start: p.Start, End: p.End, Acc: p.Acc})
+		win = &set.W[len(set.W)-1]
+	} else {
+		win.Acc = w.agg.Merge(win.Acc, p.Acc)
+		win.Touch()
+	}
+	w.next = min(w.next, window.Due(win, w.spec.Lateness))
+}
+
+// addTo adds r to the window [start, end).
+func (w *windowTask[K, T, A, R]) addTo(r *dataflow.Krec[K, T], start, end int64) {
+	set := w.table.Upsert(r.H, r.K)
+	win := set.Get(start, end, w.agg.Init)
+	win.Acc = w.agg.Add(win.Acc, r.V)
+	win.Touch()
+	w.next = min(w.next, window.Due(win, w.spec.Lateness))
+}
+
+func (w *windowTask[K, T, A, R]) toLate(r *dataflow.Krec[K, T]) {
+	w.lateCount.Add(1)
+	w.lateB.V = append(w.lateB.V, r.V)
+	w.lateB.Ts = append(w.lateB.Ts, r.Ts)
+}
+
+func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
+	if w.micro != nil {
+		// The epoch's records arrive now, before its watermark applies.
+		if err := w.micro.Run(m); err != nil {
+			return err
+		}
+		if err := w.flushLate(); err != nil {
+			return err
+		}
+	}
+	if m.Watermark > w.wm {
+		w.wm = m.Watermark
+	}
+	if w.wm >= w.next {
+		if err := w.fire(); err != nil {
+			return err
+		}
+	}
+	if f, ok := w.table.(flusher); ok {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := w.out.Mark(m); err != nil {
+		return err
+	}
+	return w.late.Mark(m)
+}
+
+func (w *windowTask[K, T, A, R]) fire() error {
+	next := int64(math.MaxInt64)
+	var err error
+	w.table.DeleteFunc(func(k K, set *window.Set[A]) bool {
+		n := set.Fire(w.wm, w.spec.Lateness, func(win *window.Win[A]) {
+			if !w.held.Holds(win.End-1) && err == nil {
+				err = fmt.Errorf("weir: %s: the result of window [%d, %d) of key %s has event time %d, outside the range the windows downstream can hold [%d, %d]",
+					w.name, win.Start, win.End, dataflow.ShowRecord(k), win.End-1, w.held.Lo, w.held.Hi)
+			}
+			w.outB.V = append(w.outB.V, WindowResult[K, R]{Key: k, Start: win.Start, End: win.End, Value: w.agg.Result(win.Acc)})
+			w.outB.Ts = append(w.outB.Ts, win.End-1)
+			if len(w.outB.V) >= w.size && err == nil {
+				err = w.Flush()
+			}
+		})
+		next = min(next, n)
+		return len(set.W) == 0
+	})
+	w.next = next
+	if err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+func (w *windowTask[K, T, A, R]) Flush() error {
+	if len(w.outB.V) == 0 {
+		return nil
+	}
+	err := w.out.Push(&w.outB)
+	clear(w.outB.V)
+	w.outB.V, w.outB.Ts = w.outB.V[:0], w.outB.Ts[:0]
+	return err
+}
+
+// newKeyedTable makes the state table of a keyed operator. String keys are
+// cloned when first stored: records often hold substrings of large input
+// buffers, which long-lived state must not pin.
+type keyedTable[K comparable, V any] = state.Table[K, V]
+
+func newKeyedTable[K comparable, V any]() *state.Table[K, V] {
+	t := state.NewTable[K, V](0)
+	if reflect.TypeFor[K]().Kind() == reflect.String {
+		t.CloneKeys(func(k K) K {
+			s := strings.Clone(*(*string)(unsafe.Pointer(&k)))
+			return *(*K)(unsafe.Pointer(&s))
+		})
+	}
+	return t
+}

@@ -1,0 +1,8 @@
+// Package prompt is the micro-batch partitioner of keyed window
+// aggregations (Prompt): each epoch the senders deposit their records,
+// grouped by key, in a shared round; the round splits the hottest keys
+// over several reducers, assigns key fragments to reducers by load, and
+// the reducers aggregate their fragments and merge the partial results
+// by key at the epoch's end (docs/design.md, "Partitioning keyed
+// aggregations").
+package prompt

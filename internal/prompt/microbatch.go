@@ -1,0 +1,358 @@
+package prompt
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
+)
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/state"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// The micro-batch exchange carries a window aggregation's input under the
+// prompt and pkg strategies: each epoch is one micro-batch, as in Prompt
+// (Abdelhamid et al., SIGMOD 2020).
+//
+//  1. Buffer. Each sender (microEx) keeps the epoch's records in a
+//     deposit: a frequency-aware partition.Buffer (key -> slot, counts)
+//     and the records grouped by slot (partition.Grouped). At the epoch's
+//     end it hands the deposit over to the exchange and forwards its
+//     marker at once; it never waits for another sender. It waits only
+//     when it has maxPending deposits not yet processed (backpressure).
+//  2. Plan. The receivers (the window operator's instances) run the round
+//     when their aligned marker ends the epoch, so every deposit of the
+//     epoch is in. They meet (an in-process barrier); the last to arrive
+//     merges the deposits' statistics into global key numbers and plans:
+//     the map blocks (prompt: hot keys split into as few fragments as
+//     balance allows; pkg: each record to the less loaded of two blocks,
+//     decided by its sender on arrival) and the key -> reducer table,
+//     before any map task runs. The task count comes from the elastic
+//     controller (prompt).
+//  3. Map. Receiver j folds block j, whichever sender buffered its records,
+//     into one partial per key and window.
+//  4. Reduce. Receiver r merges the partials the table gave it (a split
+//     key's fragments meet here: two-level aggregation) and hands one
+//     partial per key and window to the key group's owner.
+//  5. Own. Each receiver merges what it owns into its window state, then
+//     fires windows as usual.
+//
+// Everything between the receivers goes through memory, between barriers.
+// Only the receivers meet: they have this exchange as their only input and
+// emit nothing of an epoch before its round, so a receiver waiting at the
+// barrier never holds back another.
+//
+// Lateness is decided as the window decides it: the round runs before the
+// receivers apply the epoch's watermark, so a record whose windows are past
+// cleanup at the current watermark goes to its owner raw, which routes it
+// to the late output.
+type MicroShared[K comparable, T, A any] struct {
+	strategy partition.Strategy
+	spec     window.Spec
+	init     func() A
+	add      func(A, T) A
+	merge    func(A, A) A
+	key      func(T) K
+	hash     func(K) uint64
+	groups   int
+	stats    *exchange.EdgeStats
+	interval time.Duration // time-based epochs: the elastic controller's yardstick
+
+	mu        sync.Mutex
+	senders   int
+	receivers int
+	done      <-chan struct{}
+	pending   [][]*deposit[K, T] // per sender, oldest first
+	free      [][]*deposit[K, T]
+	freed     []chan struct{}  // per sender: a deposit was released
+	next      []progress.Epoch // per sender: the first epoch its unconsumed deposits may end
+	finalSeen []bool
+
+	// The round, written by its leader.
+	bar       barrier
+	round     []*deposit[K, T] // the deposits of the round
+	planner   partition.Planner
+	reweigher partition.Reweigher
+	plan      *partition.Plan
+	elastic   *partition.Elastic
+	tasks     int
+	index     *state.Table[K, int32]
+	keys      []K
+	hashes    []uint64
+	counts    []int32
+	frags     [][]fragRange // per block (prompt)
+	start     time.Time
+	finish    atomic.Int64 // unix nanos: the last receiver's end of the round
+	n         int64
+	busy      atomic.Int64          // nanos spent buffering since the last round (max over senders)
+	tasksOut  []*MicroTask[K, T, A] // per receiver, registered when made
+}
+
+// maxPending is how many deposits a sender may hand over before the
+// receivers have processed the first.
+const maxPending = 2
+
+// deposit is one sender's buffered epoch.
+type deposit[K comparable, T any] struct {
+	sender   int
+	buf      *partition.Buffer[K]
+	recs     partition.Grouped[trec[T]]
+	pkgBlock [][2]int32 // pkg: the blocks a slot's records chose
+	pkgCount [][2]int32 // and how many chose each
+	through  progress.Epoch
+	final    bool
+	// The earliest and latest event time buffered, if timed.
+	timed        bool
+	minTs, maxTs int64
+	// Set by the round's leader.
+	gid    []int32 // per slot: global key number
+	off    []int32 // per slot: records of the key in deposits before this one
+	slotOf []int32 // per global key: slot here, or -1
+}
+
+// trec is a buffered record with its event time (0 without event time).
+type trec[T any] struct {
+	v  T
+	ts int64
+}
+
+// fragRange is a fragment of a key in a block: the key's records [lo, hi),
+// counted deposit by deposit in arrival order.
+type fragRange struct {
+	g      int32
+	lo, hi int32
+}
+
+// mpart is a map task's partial for a reducer.
+type mpart[A any] struct {
+	g          int32
+	start, end int64
+	acc        A
+}
+
+func NewMicroShared[K comparable, T, A any](j *dataflow.Graph, st *exchange.EdgeStats, strategy partition.Strategy, key func(T) K,
+	spec window.Spec, init func() A, add func(A, T) A, merge func(A, A) A) *MicroShared[K, T, A] {
+	h := exchange.KeyHasher[K](j.StableHash())
+	x := &MicroShared[K, T, A]{
+		strategy: strategy, spec: spec, init: init, add: add, merge: merge,
+		key: key, hash: h, groups: j.Cfg.KeyGroups, stats: st,
+		index: state.NewTable[K, int32](0),
+	}
+	if strategy == partition.Prompt && j.Cfg.EpochRecords == 0 {
+		x.interval = j.Cfg.Interval
+	}
+	return x
+}
+
+// wire records the exchange's shape; every sender calls it with the same
+// values.
+func (x *MicroShared[K, T, A]) wire(senders, receivers int, done <-chan struct{}) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.pending != nil {
+		return
+	}
+	x.senders, x.receivers, x.done = senders, receivers, done
+	x.pending = make([][]*deposit[K, T], senders)
+	x.free = make([][]*deposit[K, T], senders)
+	x.freed = make([]chan struct{}, senders)
+	for i := range x.freed {
+		x.freed[i] = make(chan struct{}, 1)
+	}
+	x.next = make([]progress.Epoch, senders)
+	x.finalSeen = make([]bool, senders)
+	x.bar = barrier{n: receivers, gen: make(chan struct{}), done: done}
+	if x.interval > 0 {
+		x.elastic = partition.NewElastic(receivers)
+	}
+	x.stats.Init(senders, receivers)
+}
+
+// microEx is a sender of the micro-batch exchange.
+type microEx[K comparable, T, A any] struct {
+	x      *MicroShared[K, T, A]
+	i      int
+	raw    *exchange.KeyEx[K, T] // its outlets carry only markers
+	cur    *deposit[K, T]
+	pkg    *partition.TwoChoices
+	busy   time.Duration
+	timing bool
+}
+
+func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.ExchangeCtx, j *dataflow.Graph) *microEx[K, T, A] {
+	x.wire(ctx.Senders, len(ctx.Outlets), ctx.Done)
+	e := &microEx[K, T, A]{
+		x:      x,
+		i:      ctx.Sender,
+		raw:    exchange.NewKeyEx(x.key, j.Cfg.KeyGroups, ctx.Outlets, 1, false),
+		timing: x.elastic != nil,
+	}
+	if x.strategy == partition.PKG {
+		e.pkg = partition.NewTwoChoices(len(ctx.Outlets))
+	}
+	e.cur = e.newDeposit()
+	return e
+}
+
+func (e *microEx[K, T, A]) newDeposit() *deposit[K, T] {
+	// The count order is needed only when one sender's order is the
+	// epoch's: with several senders the planner orders the sums.
+	return &deposit[K, T]{sender: e.i, buf: partition.NewCountBuffer[K](e.x.senders == 1)}
+}
+
+func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
+	var t0 time.Time
+	if e.timing {
+		t0 = time.Now()
+	}
+	if b.Sel != nil {
+		for _, i := range b.Sel {
+			e.One(b, int(i))
+		}
+	} else {
+		for i := range b.V {
+			e.One(b, i)
+		}
+	}
+	if e.timing {
+		e.busy += time.Since(t0)
+	}
+	return nil
+}
+
+func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) {
+	d := e.cur
+	v := b.V[i]
+	k := e.x.key(v)
+	h := e.x.hash(k)
+	s := d.buf.Add(h, k)
+	var ts int64
+	if b.Ts != nil {
+		ts = b.Ts[i]
+		if !d.timed {
+			d.timed, d.minTs, d.maxTs = true, ts, ts
+		}
+		d.minTs, d.maxTs = min(d.minTs, ts), max(d.maxTs, ts)
+	}
+	d.recs.Add(s, trec[T]{v, ts})
+	if e.pkg != nil {
+		// PKG decides per record, in arrival order, from this sender's
+		// loads; which of a slot's records went where does not matter to a
+		// commutative fold, only how many.
+		if int(s) == len(d.pkgBlock) {
+			d.pkgBlock = append(d.pkgBlock, [2]int32{-1, -1})
+			d.pkgCount = append(d.pkgCount, [2]int32{})
+		}
+		c := int32(e.pkg.Choose(h))
+		pb := &d.pkgBlock[s]
+		if pb[0] == c || pb[0] < 0 {
+			pb[0] = c
+			d.pkgCount[s][0]++
+		} else {
+			pb[1] = c
+			d.pkgCount[s][1]++
+		}
+	}
+}
+
+// mark hands the epoch's deposit over and forwards the marker.
+func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
+	x := e.x
+	d := e.cur
+	d.through, d.final = m.Epoch, m.Final
+	for {
+		x.mu.Lock()
+		if len(x.pending[e.i]) < maxPending {
+			break
+		}
+		x.mu.Unlock()
+		select {
+		case <-x.freed[e.i]:
+		case <-x.done:
+			return errStopping
+		}
+	}
+	x.pending[e.i] = append(x.pending[e.i], d)
+	if n := len(x.free[e.i]); n > 0 {
+		e.cur = x.free[e.i][n-1]
+		x.free[e.i] = x.free[e.i][:n-1]
+	} else {
+		e.cur = nil
+	}
+	x.mu.Unlock()
+	if e.cur == nil {
+		e.cur = e.newDeposit()
+	}
+	if e.timing {
+		for b := int64(e.busy); ; {
+			old := x.busy.Load()
+			if old >= b || x.busy.CompareAndSwap(old, b) {
+				break
+			}
+		}
+		e.busy = 0
+	}
+	if e.pkg != nil {
+		e.pkg.Reset(len(e.raw.Outlets))
+	}
+	return e.raw.Mark(m)
+}
+
+var errStopping = errors.New("weir: job stopping")
+
+// barrier is a reusable meeting point for n goroutines. The last to arrive
+// runs leader before releasing the others. A stopping job releases every
+// waiter with an error, as does a leader that panicked (its panic fails
+// the job; the others must not go on with a half-made round).
+type barrier struct {
+	mu      sync.Mutex
+	n       int
+	arrived int
+	gen     chan struct{}
+	broken  bool
+	done    <-chan struct{}
+}
+
+func (b *barrier) wait(leader func()) error {
+	b.mu.Lock()
+	ch := b.gen
+	b.arrived++
+	if b.arrived == b.n {
+		ok := false
+		defer func() {
+			b.broken = b.broken || !ok
+			b.arrived = 0
+			b.gen = make(chan struct{})
+			b.mu.Unlock()
+			close(ch)
+		}()
+		if leader != nil {
+			leader()
+		}
+		ok = true
+		return nil
+	}
+	b.mu.Unlock()
+	select {
+	case <-ch:
+		b.mu.Lock()
+		broken := b.broken
+		b.mu.Unlock()
+		if broken {
+			// The leader's panic is failing the job; returning before it
+			// has would make this the job's error.
+			<-b.done
+			return errStopping
+		}
+		return nil
+	case <-b.done:
+		return errStopping
+	}
+}

@@ -1,0 +1,479 @@
+package prompt
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
+)
+
+import (
+	"time"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/window"
+)
+
+// microTask is one receiver's part of the rounds.
+type MicroTask[K comparable, T, A any] struct {
+	x      *MicroShared[K, T, A]
+	i      int
+	acc    keySets[A] // map task
+	racc   keySets[A] // reducer
+	tc     window.TumblingCache
+	out    [][]mpart[A]               // per reducer: this map task's partials
+	late   [][]dataflow.Krec[K, T]    // per owner: records to route as they are
+	owned  [][]exchange.Partial[K, A] // per owner: this reducer's merged partials
+	folded int64                      // records this map task took
+	owner  func(h uint64) int32       // key group owner among the receivers
+	sink   MicroOwner[K, T, A]        // this receiver's window state
+	wm     func() int64               // this receiver's watermark before the round
+}
+
+// microOwner is the window operator's side: it takes merged partials and
+// raw records into its state.
+type MicroOwner[K comparable, T, A any] interface {
+	MergeOne(p *exchange.Partial[K, A])
+	Add(r *dataflow.Krec[K, T])
+}
+
+// newMicroTask is receiver i's part of the rounds; sink is its window
+// state and wm its watermark.
+func NewMicroTask[K comparable, T, A any](x *MicroShared[K, T, A], i int, sink MicroOwner[K, T, A], wm func() int64) *MicroTask[K, T, A] {
+	t := &MicroTask[K, T, A]{x: x, i: i, sink: sink, wm: wm}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for len(x.tasksOut) <= i {
+		x.tasksOut = append(x.tasksOut, nil)
+	}
+	x.tasksOut[i] = t
+	return t
+}
+
+// run is receiver t.i's round for the aligned marker m, before the
+// receiver applies m's watermark.
+func (t *MicroTask[K, T, A]) Run(m progress.Marker) error {
+	x := t.x
+	if err := x.bar.wait(func() { x.lead(m) }); err != nil {
+		return err
+	}
+	t.mapTask()
+	if err := x.bar.wait(x.afterMap); err != nil {
+		return err
+	}
+	t.reduceTask()
+	if err := x.bar.wait(x.afterReduce); err != nil {
+		return err
+	}
+	t.own()
+	now := time.Now().UnixNano()
+	for {
+		f := x.finish.Load()
+		if f >= now || x.finish.CompareAndSwap(f, now) {
+			return nil
+		}
+	}
+}
+
+// lead takes the deposits the aligned marker m completes, merges their
+// statistics into global key numbers and plans the round.
+func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
+	now := time.Now()
+	if x.elastic != nil {
+		// An epoch's processing time: the longest any sender spent
+		// buffering it, plus the last round's plan, map and reduce.
+		busy := time.Duration(x.busy.Swap(0))
+		if f := x.finish.Load(); f > 0 && !x.start.IsZero() {
+			busy += time.Duration(f - x.start.UnixNano())
+		}
+		if _, changed := x.elastic.Observe(busy, x.interval); changed {
+			x.stats.Changed(x.elastic.Tasks(), busy, x.interval)
+		}
+	}
+	x.start = now
+	x.finish.Store(0)
+	// A sender's oldest pending deposit belongs to this round unless its
+	// consumed deposits already ended this epoch (it is ahead).
+	x.round = x.round[:0]
+	x.mu.Lock()
+	for i := range x.pending {
+		for len(x.pending[i]) > 0 && (m.Final || (!x.finalSeen[i] && x.next[i] <= m.Epoch)) {
+			d := x.pending[i][0]
+			x.pending[i] = x.pending[i][1:]
+			x.next[i] = d.through + 1
+			x.finalSeen[i] = x.finalSeen[i] || d.final
+			x.round = append(x.round, d)
+			if !m.Final {
+				break
+			}
+		}
+	}
+	x.mu.Unlock()
+	// Global key numbers.
+	clear(x.keys)
+	x.keys, x.hashes, x.counts = x.keys[:0], x.hashes[:0], x.counts[:0]
+	x.index.Clear()
+	x.n = 0
+	for _, d := range x.round {
+		b := d.buf
+		d.gid, d.off = d.gid[:0], d.off[:0]
+		for slot := range int32(b.Keys()) {
+			h, k := b.Hash(slot), b.Key(slot)
+			n := x.index.Len()
+			g := x.index.Upsert(h, k)
+			if x.index.Len() > n {
+				*g = int32(len(x.keys))
+				x.keys = append(x.keys, k)
+				x.hashes = append(x.hashes, h)
+				x.counts = append(x.counts, 0)
+			}
+			d.gid = append(d.gid, *g)
+			d.off = append(d.off, x.counts[*g])
+			x.counts[*g] += b.Count(slot)
+		}
+		x.n += int64(b.Len())
+	}
+	for _, d := range x.round {
+		d.slotOf = growFill(d.slotOf[:0], len(x.keys))
+		for slot, g := range d.gid {
+			d.slotOf[g] = int32(slot)
+		}
+	}
+	x.tasks = x.receivers
+	if x.elastic != nil {
+		x.tasks = x.elastic.Tasks()
+	}
+	if x.strategy == partition.Prompt {
+		var byCount []int32
+		if len(x.round) == 1 {
+			byCount = x.round[0].buf.ByCount()
+		}
+		for len(x.frags) < x.receivers {
+			x.frags = append(x.frags, nil)
+		}
+		for j := range x.frags {
+			x.frags[j] = x.frags[j][:0]
+		}
+		if len(x.counts) > 0 {
+			x.plan = x.planner.Prompt(x.counts, byCount, x.tasks, x.tasks)
+			// The planner counts one partial per fragment; when the epoch
+			// spans several windows a fragment makes up to one per window.
+			if w := x.windowsSpanned(); w > 1 {
+				x.plan.Reweigh(func(_ int, f partition.Frag) int64 { return int64(min(f.Count, w)) }, &x.reweigher)
+			}
+			for g := range x.counts {
+				lo := int32(0)
+				for _, f := range x.plan.Fragments(g) {
+					x.frags[f.Block] = append(x.frags[f.Block], fragRange{g: int32(g), lo: lo, hi: lo + f.Count})
+					lo += f.Count
+				}
+			}
+		}
+	}
+}
+
+// windowsSpanned is how many windows the round's event times can fall in
+// (at most 1024).
+func (x *MicroShared[K, T, A]) windowsSpanned() int32 {
+	spec := &x.spec
+	var lo, hi int64
+	timed := false
+	for _, d := range x.round {
+		if d.timed {
+			if !timed {
+				lo, hi, timed = d.minTs, d.maxTs, true
+			}
+			lo, hi = min(lo, d.minTs), max(hi, d.maxTs)
+		}
+	}
+	if !timed {
+		return 1
+	}
+	return int32(min(max(spec.Spanned(lo, hi), 1), 1024))
+}
+
+// mapTask folds block t.i into partials per reducer.
+func (t *MicroTask[K, T, A]) mapTask() {
+	x := t.x
+	for len(t.out) < x.receivers {
+		t.out = append(t.out, nil)
+		t.late = append(t.late, nil)
+		t.owned = append(t.owned, nil)
+	}
+	for r := range t.out {
+		clear(t.out[r])
+		t.out[r] = t.out[r][:0]
+		clear(t.late[r])
+		t.late[r] = t.late[r][:0]
+	}
+	t.folded = 0
+	if t.i >= x.tasks || len(x.keys) == 0 {
+		return
+	}
+	t.acc.reset(len(x.keys))
+	switch x.strategy {
+	case partition.Prompt:
+		for _, f := range x.frags[t.i] {
+			for _, d := range x.round {
+				slot := d.slotOf[f.g]
+				if slot < 0 {
+					continue
+				}
+				// This deposit's records of the key are [off, off+n) of
+				// the key's; the fragment takes [lo, hi) of those.
+				off := d.off[slot]
+				lo, hi := max(f.lo, off), min(f.hi, off+int32(d.recs.Len(slot)))
+				if lo < hi {
+					t.fold(d, slot, f.g, int(lo-off), int(hi-off))
+				}
+			}
+		}
+	case partition.PKG:
+		j := int32(t.i)
+		for _, d := range x.round {
+			for slot, pb := range d.pkgBlock {
+				c := d.pkgCount[slot]
+				switch j {
+				case pb[0]:
+					t.fold(d, int32(slot), d.gid[slot], 0, int(c[0]))
+				case pb[1]:
+					t.fold(d, int32(slot), d.gid[slot], int(c[0]), int(c[0]+c[1]))
+				}
+			}
+		}
+	}
+	t.acc.drain(func(g int32, w *window.Win[A]) {
+		red := t.reducer(g)
+		t.out[red] = append(t.out[red], mpart[A]{g: g, start: w.Start, end: w.End, acc: w.Acc})
+	})
+}
+
+// fold folds records [lo, hi) of deposit d's slot (global key g) into the
+// map task's partials; records that may be late go to their owner raw.
+func (t *MicroTask[K, T, A]) fold(d *deposit[K, T], slot, g int32, lo, hi int) {
+	x := t.x
+	spec := &x.spec
+	wm := t.wm()
+	set := t.acc.Entry(g)
+	t.folded += int64(hi - lo)
+	d.recs.Range(slot, lo, hi, func(run []trec[T]) {
+		for i := range run {
+			v, ts := run[i].v, run[i].ts
+			switch spec.Kind {
+			case window.Global:
+				w := set.Get(window.GlobalStart, window.GlobalEnd, x.init)
+				w.Acc = x.add(w.Acc, v)
+				continue
+			case window.Tumbling:
+				start, end, ok := t.tc.Window(ts, spec.Size)
+				if !ok {
+					panic(dataflow.BadWindowTime(ts, *spec))
+				}
+				if !spec.Late(end, wm) {
+					w := set.Get(start, end, x.init)
+					w.Acc = x.add(w.Acc, v)
+					continue
+				}
+			default:
+				late := false
+				spec.Assign(ts, func(_, end int64) {
+					late = late || spec.Late(end, wm)
+				})
+				if !late {
+					spec.Assign(ts, func(start, end int64) {
+						w := set.Get(start, end, x.init)
+						w.Acc = x.add(w.Acc, v)
+					})
+					continue
+				}
+			}
+			h := x.hashes[g]
+			o := t.ownerOf(h)
+			t.late[o] = append(t.late[o], dataflow.Krec[K, T]{H: h, Ts: ts, K: x.keys[g], V: v})
+		}
+	})
+}
+
+func (t *MicroTask[K, T, A]) ownerOf(h uint64) int {
+	x := t.x
+	return partition.Owner(partition.KeyGroupOf(h, x.groups), x.groups, x.receivers)
+}
+
+// reducer is the reducer of key g's partial from this map task.
+func (t *MicroTask[K, T, A]) reducer(g int32) int {
+	x := t.x
+	if x.strategy == partition.Prompt {
+		for _, f := range x.plan.Fragments(int(g)) {
+			if int(f.Block) == t.i {
+				return int(f.Reducer)
+			}
+		}
+		panic("weir: a map task folded a key the plan did not give it")
+	}
+	return partition.HashIndex(x.hashes[g], x.tasks)
+}
+
+// afterMap runs on the last map task to finish: it accounts the round and
+// gives the deposits back to their senders.
+func (x *MicroShared[K, T, A]) afterMap() {
+	if x.n > 0 {
+		mapLoad := make([]int64, x.tasks)
+		redLoad := make([]int64, x.tasks)
+		var frags int64
+		for j, t := range x.tasksOut {
+			if j < x.tasks {
+				mapLoad[j] = t.folded
+			}
+			for r, o := range t.out {
+				if r < x.tasks {
+					redLoad[r] += int64(len(o))
+					frags += int64(len(o))
+				}
+			}
+		}
+		split := int64(0)
+		if x.strategy == partition.Prompt {
+			split, frags = int64(x.plan.SplitKeys), int64(len(x.plan.Frags))
+		}
+		x.stats.AddRound(mapLoad, redLoad, split, frags, x.tasks)
+	}
+	x.mu.Lock()
+	for _, d := range x.round {
+		d.buf.Reset()
+		d.recs.Reset()
+		d.pkgBlock, d.pkgCount = d.pkgBlock[:0], d.pkgCount[:0]
+		d.timed = false
+		x.free[d.sender] = append(x.free[d.sender], d)
+		select {
+		case x.freed[d.sender] <- struct{}{}:
+		default:
+		}
+	}
+	x.mu.Unlock()
+	clear(x.round)
+	x.round = x.round[:0]
+}
+
+// reduceTask merges the partials for reducer t.i and hands them to their
+// owners.
+func (t *MicroTask[K, T, A]) reduceTask() {
+	x := t.x
+	for o := range t.owned {
+		clear(t.owned[o])
+		t.owned[o] = t.owned[o][:0]
+	}
+	if t.i >= x.tasks || len(x.keys) == 0 {
+		return
+	}
+	t.racc.reset(len(x.keys))
+	for _, m := range x.tasksOut {
+		if t.i >= len(m.out) {
+			continue
+		}
+		for _, p := range m.out[t.i] {
+			set := t.racc.Entry(p.g)
+			if w := set.Find(p.start, p.end); w != nil {
+				w.Acc = x.merge(w.Acc, p.acc)
+			} else {
+				set.W = append(set.W, window.Win[A]{Start: p.start, End: p.end, Acc: p.acc})
+			}
+		}
+	}
+	t.racc.drain(func(g int32, w *window.Win[A]) {
+		h := x.hashes[g]
+		o := t.ownerOf(h)
+		t.owned[o] = append(t.owned[o], exchange.Partial[K, A]{H: h, K: x.keys[g], Start: w.Start, End: w.End, Acc: w.Acc})
+	})
+}
+
+// afterReduce forgets the round's keys and map partials, which may point
+// into input buffers.
+func (x *MicroShared[K, T, A]) afterReduce() {
+	clear(x.keys)
+	x.keys = x.keys[:0]
+	x.index.Clear()
+	// The map partials are merged: their accumulators may hold input data.
+	for _, t := range x.tasksOut {
+		for r := range t.out {
+			clear(t.out[r])
+			t.out[r] = t.out[r][:0]
+		}
+	}
+}
+
+// own takes what receiver t.i owns into its window state, then forgets
+// it (keys may point into input buffers). t.i is the only reader of each
+// q.owned[t.i] and q.late[t.i]; q writes them again only in the next round.
+func (t *MicroTask[K, T, A]) own() {
+	for _, q := range t.x.tasksOut {
+		if t.i < len(q.owned) {
+			for i := range q.owned[t.i] {
+				t.sink.MergeOne(&q.owned[t.i][i])
+			}
+			clear(q.owned[t.i])
+			q.owned[t.i] = q.owned[t.i][:0]
+		}
+		if t.i < len(q.late) {
+			for i := range q.late[t.i] {
+				t.sink.Add(&q.late[t.i][i])
+			}
+			clear(q.late[t.i])
+			q.late[t.i] = q.late[t.i][:0]
+		}
+	}
+}
+
+// keySets is the windows of the keys a task touched in a round, indexed by
+// global key number through a dense array.
+type keySets[A any] struct {
+	loc     []int32 // global key -> index in sets, or -1
+	sets    []window.Set[A]
+	touched []int32 // global keys, in the order of sets
+}
+
+// reset sizes the index for n global keys.
+func (k *keySets[A]) reset(n int) { k.loc = growFill(k.loc, n) }
+
+// entry returns the window set of global key g.
+func (k *keySets[A]) Entry(g int32) *window.Set[A] {
+	li := k.loc[g]
+	if li < 0 {
+		li = int32(len(k.touched))
+		k.loc[g] = li
+		k.touched = append(k.touched, g)
+		if len(k.sets) <= int(li) {
+			k.sets = append(k.sets, window.Set[A]{})
+		}
+	}
+	return &k.sets[li]
+}
+
+// drain calls f for every touched key's windows and forgets them.
+func (k *keySets[A]) drain(f func(g int32, w *window.Win[A])) {
+	for li, g := range k.touched {
+		set := &k.sets[li]
+		for i := range set.W {
+			f(g, &set.W[i])
+		}
+		clear(set.W)
+		set.W = set.W[:0]
+		k.loc[g] = -1
+	}
+	k.touched = k.touched[:0]
+}
+
+// growFill returns s with length n, every element -1.
+func growFill(s []int32, n int) []int32 {
+	if cap(s) < n {
+		s = make([]int32, n, n+n/4)
+		for i := range s {
+			s[i] = -1
+		}
+		return s
+	}
+	old := len(s)
+	s = s[:n]
+	for i := old; i < n; i++ {
+		s[i] = -1
+	}
+	return s
+}
