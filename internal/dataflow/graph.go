@@ -26,6 +26,10 @@ type Graph struct {
 	// counted are the inputs that count something for the summary.
 	Counted []Counted
 
+	// routing holds the key-group tables by instance count.
+	routeMu sync.Mutex
+	routing map[int]*partition.Table
+
 	closeMu sync.Mutex
 	Closers []io.Closer // closed when the job ends (state stores)
 }
@@ -137,8 +141,11 @@ type ExchangeCtx struct {
 	// dist is set in a job of several processes: keys must hash alike in
 	// every process.
 	Dist bool
-	// from is the checkpoint the job restored from (0: none).
+	// From is the checkpoint the job restored from (0: none).
 	From uint64
+	// Routing, on a keyed edge, is the receiving operator's key-group
+	// table: its Instances are the outlets.
+	Routing *partition.Table
 }
 
 func (j *Graph) Add(n *Node) *Node {
@@ -274,4 +281,22 @@ type Wire interface {
 	// decode returns the batch or marker in buf; a marker comes back as
 	// a progress.Marker.
 	Decode(buf []byte) (any, error)
+}
+
+// Routing returns the key-group table of an operator of par instances,
+// which every keyed exchange into it, its restore and its ownership check
+// consult: today the contiguous ranges of partition.Contiguous, one table
+// for the life of the job.
+func (j *Graph) Routing(par int) *partition.Table {
+	j.routeMu.Lock()
+	defer j.routeMu.Unlock()
+	if t := j.routing[par]; t != nil {
+		return t
+	}
+	if j.routing == nil {
+		j.routing = map[int]*partition.Table{}
+	}
+	t := partition.Contiguous(j.Cfg.KeyGroups, par)
+	j.routing[par] = t
+	return t
 }

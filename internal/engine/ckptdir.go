@@ -1,10 +1,6 @@
 package engine
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/jobid"
 )
 

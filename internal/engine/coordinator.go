@@ -1,10 +1,6 @@
 package engine
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"fmt"
 	"log/slog"
 	"slices"
@@ -12,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 )
 
@@ -324,12 +322,11 @@ func (c *coordinator) recoverCommitter(out dataflow.TwoPhase, op string, inst in
 	return cm, nil
 }
 
-// restoredKeyed returns the blobs of operator op for the key groups in
-// [lo, hi).
-func (c *coordinator) restoredKeyed(op string, lo, hi uint32) [][]byte {
+// restoredKeyed returns the blobs of operator op for the key groups kgs.
+func (c *coordinator) restoredKeyed(op string, kgs []partition.KeyGroup) [][]byte {
 	var out [][]byte
-	for kg := lo; kg < hi; kg++ {
-		if b, ok := c.restored[dataflow.BlobKey{Op: op, Inst: -1, Kg: kg}]; ok {
+	for _, kg := range kgs {
+		if b, ok := c.restored[dataflow.BlobKey{Op: op, Inst: -1, Kg: uint32(kg)}]; ok {
 			out = append(out, b)
 		}
 	}

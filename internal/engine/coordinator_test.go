@@ -1,15 +1,12 @@
 package engine
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/op"
-)
-
-import (
 	"log/slog"
 	"testing"
 
 	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/op"
 )
 
 // Two processes take checkpoint 4 at their first markers at or after it:

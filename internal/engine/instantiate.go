@@ -1,13 +1,10 @@
 package engine
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-)
-
-import (
 	"fmt"
 
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -161,7 +158,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 				cons = append(cons, recv.Inputs[e.Port].Exchange(dataflow.ExchangeCtx{
 					Ex: e.Exchange, Outlets: outlets, Name: recv.Name,
 					Sender: inst, Senders: par[id], Done: rt.Done(),
-					Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: j.StableHash(), From: tc.From,
+					Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: j.StableHash(), From: tc.From, Routing: j.Routing(len(outlets)),
 				}))
 			}
 			outs[port] = n.Ports[port](cons)
@@ -235,7 +232,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 			}
 			if j.coord != nil {
 				r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps}
-				if err := r.restore(t.Parallelism); err != nil {
+				if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
 					return fail(err)
 				}
 				j.coord.live[r] = true
@@ -264,7 +261,7 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 	}
 	op := "source:" + name
 	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: s.Position, count: s.Count}}
-	if err := r.restore(par); err != nil {
+	if err := r.restore(par, j.Routing(par)); err != nil {
 		return err
 	}
 	switch old := j.coord.instances[op]; {

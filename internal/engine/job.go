@@ -1,10 +1,6 @@
 package engine
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"

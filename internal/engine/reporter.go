@@ -1,12 +1,6 @@
 package engine
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-	"github.com/weirstream/weir/internal/op"
-)
-
-import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
@@ -15,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
+	"github.com/weirstream/weir/internal/op"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -110,19 +107,19 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 
 // restore gives the task's snapshotters their state from the checkpoint
 // the job started from: keyed state of the key groups the instance owns
-// (of par instances), instance state by index.
-func (r *reporter) restore(par int) error {
+// (of par instances, by rt), instance state by index.
+func (r *reporter) restore(par int, rt *partition.Table) error {
 	if r.c.restored == nil {
 		return nil
 	}
-	rg := partition.RangeOf(r.inst, r.c.groups, par)
+	owned := rt.Owned(r.inst)
 	for _, s := range r.snaps {
 		var err error
 		switch x := s.S.(type) {
 		case *committer:
 			continue // recovered when registered
 		case dataflow.KeyedSnapshotter:
-			err = x.RestoreKeyed(r.c.restoredKeyed(s.Op, uint32(rg.Start), uint32(rg.End)))
+			err = x.RestoreKeyed(r.c.restoredKeyed(s.Op, owned))
 			if w, ok := x.(op.Watermarked); ok && err == nil {
 				// Every instance of an operator aligns the same senders'
 				// markers, so they saved one watermark.

@@ -1,13 +1,10 @@
 package engine
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"errors"
 	"sync"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/summary"
 )
 

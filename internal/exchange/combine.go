@@ -1,14 +1,11 @@
 package exchange
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"reflect"
 	"sync"
 	"unsafe"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -93,10 +90,10 @@ func (b *Pbatch[K, A]) Release() {
 	b.pool.Put(b)
 }
 
-func NewCombineEx[K comparable, T, A any](key func(T) K, groups int, outlets []runtime.Outlet, size int,
+func NewCombineEx[K comparable, T, A any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, size int,
 	spec window.Spec, init func() A, add func(A, T) A, dist bool) *combineEx[K, T, A] {
 	c := &combineEx[K, T, A]{
-		Raw:   NewKeyEx(key, groups, outlets, size, dist),
+		Raw:   NewKeyEx(key, rt, outlets, size, dist),
 		spec:  spec,
 		init:  init,
 		add:   add,
@@ -237,7 +234,7 @@ func (c *combineEx[K, T, A]) Mark(m progress.Marker) error {
 	for i, k := range c.keys {
 		h := c.hashes[i]
 		set := &c.sets[i]
-		t := e.owner[partition.KeyGroupOf(h, e.groups)]
+		t := e.rt.Route(h)
 		for _, w := range set.W {
 			p := c.cur[t]
 			p.Recs = append(p.Recs, Partial[K, A]{H: h, K: k, Start: w.Start, End: w.End, Acc: w.Acc})

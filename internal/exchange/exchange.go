@@ -1,12 +1,10 @@
 package exchange
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
+	"fmt"
 	"sync"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -96,8 +94,7 @@ func (e *sendEx[T]) Mark(m progress.Marker) error {
 type KeyEx[K comparable, T any] struct {
 	key     func(T) K
 	hash    func(K) uint64
-	groups  int
-	owner   []uint16 // key group -> instance
+	rt      *partition.Table // key group -> instance
 	Outlets []runtime.Outlet
 	size    int
 	cur     []*dataflow.Kbatch[K, T]
@@ -118,13 +115,12 @@ func (e *KeyEx[K, T]) WithStats(st *EdgeStats, sender, senders int) *KeyEx[K, T]
 	return e
 }
 
-func NewKeyEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int, dist bool) *KeyEx[K, T] {
+// NewKeyEx returns the keyed exchange that sends each record, with its
+// key and hash, to the instance rt says owns its key group.
+func NewKeyEx[K comparable, T any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, size int, dist bool) *KeyEx[K, T] {
+	mustRoute(rt, outlets)
 	h := KeyHasher[K](dist)
-	e := &KeyEx[K, T]{key: key, hash: h, groups: groups, Outlets: outlets, size: size}
-	e.owner = make([]uint16, groups)
-	for kg := range e.owner {
-		e.owner[kg] = uint16(partition.Owner(partition.KeyGroup(kg), groups, len(outlets)))
-	}
+	e := &KeyEx[K, T]{key: key, hash: h, rt: rt, Outlets: outlets, size: size}
 	e.pool = &sync.Pool{New: func() any {
 		return &dataflow.Kbatch[K, T]{Recs: make([]dataflow.Krec[K, T], 0, size), Pool: e.pool}
 	}}
@@ -167,7 +163,7 @@ func (e *KeyEx[K, T]) One(b *dataflow.Batch[T], i int) error {
 
 // send appends a record whose key and hash are known to its owner's batch.
 func (e *KeyEx[K, T]) send(h uint64, k K, ts int64, v T) error {
-	t := e.owner[partition.KeyGroupOf(h, e.groups)]
+	t := e.rt.Route(h)
 	if e.sent != nil {
 		e.sent[t]++
 	}
@@ -205,4 +201,11 @@ func (e *KeyEx[K, T]) Mark(m progress.Marker) error {
 		}
 	}
 	return nil
+}
+
+// mustRoute checks that rt assigns key groups to the outlets there are.
+func mustRoute(rt *partition.Table, outlets []runtime.Outlet) {
+	if rt.Instances() != len(outlets) {
+		panic(fmt.Sprintf("weir: a keyed exchange routes by a %v to %d instances", rt, len(outlets)))
+	}
 }

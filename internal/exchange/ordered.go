@@ -1,16 +1,13 @@
 package exchange
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"sync"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -148,8 +145,7 @@ func (e *ordSendEx[T]) Mark(m progress.Marker) error {
 type ordKeyEx[K comparable, T any] struct {
 	key     func(T) K
 	hash    func(K) uint64
-	groups  int
-	owner   []uint16
+	rt      *partition.Table
 	outlets []runtime.Outlet
 	whole   bool
 	timed   bool
@@ -158,14 +154,14 @@ type ordKeyEx[K comparable, T any] struct {
 	pool    *sync.Pool
 }
 
-func NewOrdKeyEx[K comparable, T any](key func(T) K, groups int, x dataflow.ExchangeCtx, size int, timed bool) *ordKeyEx[K, T] {
+// NewOrdKeyEx returns the keyed exchange of an ordered job: records go
+// to the owners of their key groups (by x.Routing) with their sequence
+// numbers.
+func NewOrdKeyEx[K comparable, T any](key func(T) K, x dataflow.ExchangeCtx, size int, timed bool) *ordKeyEx[K, T] {
+	mustRoute(x.Routing, x.Outlets)
 	h := KeyHasher[K](x.Dist)
-	e := &ordKeyEx[K, T]{key: key, hash: h, groups: groups, outlets: x.Outlets, whole: x.Whole, timed: timed,
+	e := &ordKeyEx[K, T]{key: key, hash: h, rt: x.Routing, outlets: x.Outlets, whole: x.Whole, timed: timed,
 		pool: framePool[T](size/max(1, len(x.Outlets)), timed)}
-	e.owner = make([]uint16, groups)
-	for kg := range e.owner {
-		e.owner[kg] = uint16(partition.Owner(partition.KeyGroup(kg), groups, len(x.Outlets)))
-	}
 	e.cur = make([]*dataflow.Batch[T], len(x.Outlets))
 	for i := range e.cur {
 		e.cur[i] = e.pool.Get().(*dataflow.Batch[T])
@@ -182,7 +178,7 @@ func (e *ordKeyEx[K, T]) Push(b *dataflow.Batch[T]) error {
 			i = int(b.Sel[j])
 		}
 		v := b.V[i]
-		c := e.cur[e.owner[partition.KeyGroupOf(e.hash(e.key(v)), e.groups)]]
+		c := e.cur[e.rt.Route(e.hash(e.key(v)))]
 		c.V = append(c.V, v)
 		if e.timed {
 			c.Ts = append(c.Ts, b.Ts[i])

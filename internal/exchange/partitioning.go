@@ -1,14 +1,11 @@
 package exchange
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 )

@@ -1,12 +1,9 @@
 package exchange
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"sync"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -18,8 +15,7 @@ import (
 type routeEx[K comparable, T any] struct {
 	key     func(T) K
 	hash    func(K) uint64
-	groups  int
-	owner   []uint16
+	rt      *partition.Table
 	outlets []runtime.Outlet
 	size    int
 	timed   bool
@@ -27,13 +23,12 @@ type routeEx[K comparable, T any] struct {
 	pool    *sync.Pool
 }
 
-func NewRouteEx[K comparable, T any](key func(T) K, groups int, outlets []runtime.Outlet, size int, timed, dist bool) *routeEx[K, T] {
+// NewRouteEx returns the exchange that sends each record, as it is, to
+// the instance rt says owns its key group.
+func NewRouteEx[K comparable, T any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, size int, timed, dist bool) *routeEx[K, T] {
+	mustRoute(rt, outlets)
 	h := KeyHasher[K](dist)
-	e := &routeEx[K, T]{key: key, hash: h, groups: groups, outlets: outlets, size: size, timed: timed, pool: framePool[T](size, timed)}
-	e.owner = make([]uint16, groups)
-	for kg := range e.owner {
-		e.owner[kg] = uint16(partition.Owner(partition.KeyGroup(kg), groups, len(outlets)))
-	}
+	e := &routeEx[K, T]{key: key, hash: h, rt: rt, outlets: outlets, size: size, timed: timed, pool: framePool[T](size, timed)}
 	e.cur = make([]*dataflow.Batch[T], len(outlets))
 	for i := range e.cur {
 		e.cur[i] = e.pool.Get().(*dataflow.Batch[T])
@@ -49,7 +44,7 @@ func (e *routeEx[K, T]) Push(b *dataflow.Batch[T]) error {
 			i = int(b.Sel[j])
 		}
 		v := b.V[i]
-		t := e.owner[partition.KeyGroupOf(e.hash(e.key(v)), e.groups)]
+		t := e.rt.Route(e.hash(e.key(v)))
 		c := e.cur[t]
 		c.V = append(c.V, v)
 		if e.timed {

@@ -1,16 +1,13 @@
 package exchange
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/weirstream/weir/internal/codec"
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/progress"
 )
 

@@ -6,11 +6,6 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-)
-
-import (
 	"context"
 	"fmt"
 	"math"
@@ -18,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -114,7 +111,7 @@ func TestAllocsKeyedExchange(t *testing.T) {
 		outlets = append(outlets, in.Sender(0))
 		rt.AddTask("window", i, in, drainTask[string, allocRec]{&got}, true)
 	}
-	ex := exchange.NewKeyEx[string, allocRec](func(r allocRec) string { return r.Ad }, partition.DefaultKeyGroups, outlets, 256, false)
+	ex := exchange.NewKeyEx[string, allocRec](func(r allocRec) string { return r.Ad }, partition.Contiguous(partition.DefaultKeyGroups, len(outlets)), outlets, 256, false)
 	src := chain(ex)
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(context.Background()) }()

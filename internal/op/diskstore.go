@@ -1,10 +1,6 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
@@ -12,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/weirstream/weir/internal/codec"
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/state"
 )

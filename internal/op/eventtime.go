@@ -1,14 +1,11 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/window"
 )

@@ -1,16 +1,13 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/progress"
 )
 

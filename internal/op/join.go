@@ -1,15 +1,12 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"fmt"
 	"math"
 	"reflect"
 	"sync/atomic"
 
+	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"

@@ -1,13 +1,10 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-)
-
-import (
 	"time"
 
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/window"
 )
 
@@ -39,7 +36,7 @@ func keyedInput[K comparable, T any](k KeyedStream[K, T]) dataflow.InputEdge {
 	return dataflow.InputEdge{
 		From: k.s.node, FromPort: k.s.port, Keyed: true,
 		Exchange: func(x dataflow.ExchangeCtx) any {
-			return &guard[T]{name: x.Name, p: exchange.NewKeyEx[K, T](k.key, j.Cfg.KeyGroups, x.Outlets, j.Cfg.BatchSize, x.Dist)}
+			return &guard[T]{name: x.Name, p: exchange.NewKeyEx[K, T](k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist)}
 		},
 		Wire: func() (dataflow.Wire, error) { return exchange.NewKeyedWire[K, T, struct{}](false) },
 	}

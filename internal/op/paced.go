@@ -1,13 +1,11 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-)
-
-import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/weirstream/weir/internal/dataflow"
 )
 
 // Paced replays in at a steady rate records per second of wall time in

@@ -1,16 +1,12 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-)
-
-import (
 	"reflect"
 
-	"github.com/weirstream/weir/internal/progress"
-
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
 )
 
 // Process calls f for every record of a keyed stream with the state of
@@ -28,7 +24,7 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 	}
 	d.key.Input = func(any, *dataflow.Graph) dataflow.InputEdge { return recordKeyedInput(k) }
 	d.key.Check = func(j *dataflow.Graph, inst, par int) any {
-		return newOwnerCheck(k.key, j.Cfg.KeyGroups, inst, par, j.StableHash())
+		return newOwnerCheck(k.key, j.Routing(par), inst, j.StableHash())
 	}
 	return recordOp(k.s, "process", d, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[U]) dataflow.Pusher[T] {
 		h := exchange.KeyHasher[K](k.s.job.StableHash())

@@ -1,14 +1,11 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-)
-
-import (
 	"fmt"
 	"reflect"
 
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
@@ -108,9 +105,8 @@ func (o *ownerCheckOp[T]) Push(b *dataflow.Batch[T]) error {
 
 func (o *ownerCheckOp[T]) Mark(m progress.Marker) error { return o.out.Mark(m) }
 
-func newOwnerCheck[K comparable, T any](key func(T) K, groups, inst, par int, dist bool) func(*dataflow.Batch[T]) error {
+func newOwnerCheck[K comparable, T any](key func(T) K, rt *partition.Table, inst int, dist bool) func(*dataflow.Batch[T]) error {
 	h := exchange.KeyHasher[K](dist)
-	r := partition.RangeOf(inst, groups, par)
 	return func(b *dataflow.Batch[T]) error {
 		n := b.Len()
 		for j := 0; j < n; j++ {
@@ -119,8 +115,8 @@ func newOwnerCheck[K comparable, T any](key func(T) K, groups, inst, par int, di
 				i = int(b.Sel[j])
 			}
 			k := key(b.V[i])
-			if kg := partition.KeyGroupOf(h(k), groups); !r.Contains(kg) {
-				return fmt.Errorf("weir: key %v (key group %d) reached instance %d, which owns key groups %v: the key changed since the region was partitioned by a key of the same name", k, kg, inst, r)
+			if kg := partition.KeyGroupOf(h(k), rt.Groups()); !rt.Owns(inst, kg) {
+				return fmt.Errorf("weir: key %v (key group %d) reached instance %d, which does not own it (instance %d does): the key changed since the region was partitioned by a key of the same name", k, kg, inst, rt.Owner(kg))
 			}
 		}
 		return nil
@@ -135,9 +131,9 @@ func recordKeyedInput[K comparable, T any](k KeyedStream[K, T]) dataflow.InputEd
 		From: k.s.node, FromPort: k.s.port, Keyed: true,
 		Exchange: func(x dataflow.ExchangeCtx) any {
 			if x.Ordered {
-				return &guard[T]{name: x.Name, p: exchange.NewOrdKeyEx(k.key, j.Cfg.KeyGroups, x, j.Cfg.BatchSize, k.s.timed)}
+				return &guard[T]{name: x.Name, p: exchange.NewOrdKeyEx(k.key, x, j.Cfg.BatchSize, k.s.timed)}
 			}
-			return &guard[T]{name: x.Name, p: exchange.NewRouteEx(k.key, j.Cfg.KeyGroups, x.Outlets, j.Cfg.BatchSize, k.s.timed, x.Dist)}
+			return &guard[T]{name: x.Name, p: exchange.NewRouteEx(k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, k.s.timed, x.Dist)}
 		},
 		Wire: func() (dataflow.Wire, error) { return exchange.NewBatchWire[T](j.Cfg.BatchSize, k.s.timed) },
 	}

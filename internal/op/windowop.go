@@ -1,12 +1,6 @@
 package op
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-	"github.com/weirstream/weir/internal/prompt"
-)
-
-import (
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,9 +10,12 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/prompt"
 	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/state"
 	"github.com/weirstream/weir/internal/window"
@@ -63,9 +60,9 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		var p dataflow.Pusher[T]
 		switch strat {
 		case partition.Hash:
-			p = exchange.NewKeyEx[K, T](key, j.Cfg.KeyGroups, x.Outlets, j.Cfg.BatchSize, x.Dist).WithStats(st, x.Sender, x.Senders)
+			p = exchange.NewKeyEx[K, T](key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist).WithStats(st, x.Sender, x.Senders)
 		case partition.RoundRobin:
-			c := exchange.NewCombineEx[K, T, A](key, j.Cfg.KeyGroups, x.Outlets, j.Cfg.BatchSize, ws.spec, agg.Init, agg.Add, x.Dist)
+			c := exchange.NewCombineEx[K, T, A](key, x.Routing, x.Outlets, j.Cfg.BatchSize, ws.spec, agg.Init, agg.Add, x.Dist)
 			c.Raw.WithStats(st, x.Sender, x.Senders)
 			if x.From > 0 {
 				// Restored: the combiner does not know the watermark the

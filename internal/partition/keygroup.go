@@ -1,6 +1,9 @@
 package partition
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // KeyGroup is the unit of keyed state and routing.
 type KeyGroup uint32
@@ -12,7 +15,7 @@ const DefaultKeyGroups = 128
 // of a multiplication (Lemire's range reduction), which is uniform for a
 // well-mixed hash and cheaper than a modulo.
 func KeyGroupOf(hash uint64, k int) KeyGroup {
-	hi, _ := mul64(hash, uint64(k))
+	hi, _ := bits.Mul64(hash, uint64(k))
 	return KeyGroup(hi)
 }
 
@@ -43,19 +46,3 @@ func (r Range) Contains(kg KeyGroup) bool { return kg >= r.Start && kg < r.End }
 func (r Range) Len() int { return int(r.End - r.Start) }
 
 func (r Range) String() string { return fmt.Sprintf("[%d,%d)", r.Start, r.End) }
-
-func mul64(a, b uint64) (hi, lo uint64) {
-	const mask32 = 1<<32 - 1
-	a0 := a & mask32
-	a1 := a >> 32
-	b0 := b & mask32
-	b1 := b >> 32
-	w0 := a0 * b0
-	t := a1*b0 + w0>>32
-	w1 := t & mask32
-	w2 := t >> 32
-	w1 += a0 * b1
-	hi = a1*b1 + w2 + w1>>32
-	lo = a * b
-	return
-}

@@ -1,16 +1,13 @@
 package prompt
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-)
-
-import (
 	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/state"
@@ -61,7 +58,9 @@ type MicroShared[K comparable, T, A any] struct {
 	merge    func(A, A) A
 	key      func(T) K
 	hash     func(K) uint64
-	groups   int
+	// rt routes the records a reducer does not take to the owners of
+	// their key groups.
+	rt       *partition.Table
 	stats    *exchange.EdgeStats
 	interval time.Duration // time-based epochs: the elastic controller's yardstick
 
@@ -142,7 +141,7 @@ func NewMicroShared[K comparable, T, A any](j *dataflow.Graph, st *exchange.Edge
 	h := exchange.KeyHasher[K](j.StableHash())
 	x := &MicroShared[K, T, A]{
 		strategy: strategy, spec: spec, init: init, add: add, merge: merge,
-		key: key, hash: h, groups: j.Cfg.KeyGroups, stats: st,
+		key: key, hash: h, stats: st,
 		index: state.NewTable[K, int32](0),
 	}
 	if strategy == partition.Prompt && j.Cfg.EpochRecords == 0 {
@@ -153,13 +152,14 @@ func NewMicroShared[K comparable, T, A any](j *dataflow.Graph, st *exchange.Edge
 
 // wire records the exchange's shape; every sender calls it with the same
 // values.
-func (x *MicroShared[K, T, A]) wire(senders, receivers int, done <-chan struct{}) {
+func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, done <-chan struct{}) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.pending != nil {
 		return
 	}
-	x.senders, x.receivers, x.done = senders, receivers, done
+	receivers := rt.Instances()
+	x.senders, x.receivers, x.rt, x.done = senders, receivers, rt, done
 	x.pending = make([][]*deposit[K, T], senders)
 	x.free = make([][]*deposit[K, T], senders)
 	x.freed = make([]chan struct{}, senders)
@@ -187,11 +187,11 @@ type microEx[K comparable, T, A any] struct {
 }
 
 func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.ExchangeCtx, j *dataflow.Graph) *microEx[K, T, A] {
-	x.wire(ctx.Senders, len(ctx.Outlets), ctx.Done)
+	x.wire(ctx.Senders, ctx.Routing, ctx.Done)
 	e := &microEx[K, T, A]{
 		x:      x,
 		i:      ctx.Sender,
-		raw:    exchange.NewKeyEx(x.key, j.Cfg.KeyGroups, ctx.Outlets, 1, false),
+		raw:    exchange.NewKeyEx(x.key, ctx.Routing, ctx.Outlets, 1, false),
 		timing: x.elastic != nil,
 	}
 	if x.strategy == partition.PKG {

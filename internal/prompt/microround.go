@@ -1,13 +1,10 @@
 package prompt
 
 import (
-	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
-)
-
-import (
 	"time"
 
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/window"
@@ -294,8 +291,7 @@ func (t *MicroTask[K, T, A]) fold(d *deposit[K, T], slot, g int32, lo, hi int) {
 }
 
 func (t *MicroTask[K, T, A]) ownerOf(h uint64) int {
-	x := t.x
-	return partition.Owner(partition.KeyGroupOf(h, x.groups), x.groups, x.receivers)
+	return t.x.rt.Route(h)
 }
 
 // reducer is the reducer of key g's partial from this map task.
