@@ -1,15 +1,51 @@
 package weir
 
-import "github.com/weirstream/weir/internal/engine"
+import (
+	"context"
+
+	"github.com/weirstream/weir/internal/engine"
+)
 
 // Job is a dataflow program: build it with Source and the transformation
 // functions, then Run it.
-type Job = engine.Job
+type Job struct{ e *engine.Job }
 
 // NewJob returns an empty job.
 func NewJob(name string, opts ...JobOption) *Job {
-	return engine.NewJob(name, opts...)
+	return &Job{engine.NewJob(name, opts...)}
 }
+
+// Run executes the job. It returns when every source has ended and all
+// windows have been flushed to the sinks, when an operator fails (with its
+// error), or when ctx is cancelled (with ctx's error). A job runs once.
+func (j *Job) Run(ctx context.Context) error { return j.e.Run(ctx) }
+
+// Stop asks the running job to stop cleanly: Run then returns ErrStopped.
+// With checkpoints, the job runs on until the next checkpoint is complete
+// on every process and stops there; without, it stops at once. In a
+// distributed job, one process asked to stop stops them all. Stop does
+// not wait. A Stop before Run takes effect as soon as the job runs; after
+// Run returned, it does nothing.
+func (j *Job) Stop() { j.e.Stop() }
+
+// Explain returns the physical plan: tasks, their parallelism, the fused
+// operators of each and the exchanges between them.
+func (j *Job) Explain() (string, error) { return j.e.Explain() }
+
+// ExplainDot returns the physical plan in Graphviz's dot language.
+func (j *Job) ExplainDot() (string, error) { return j.e.ExplainDot() }
+
+// Metrics returns the job's figures so far.
+func (j *Job) Metrics() Metrics { return j.e.Metrics() }
+
+// PartitionStats returns the partitioning figures of every keyed
+// aggregation of the job, in the order they were added.
+func (j *Job) PartitionStats() []PartitionStats { return j.e.PartitionStats() }
+
+// Process returns this process's index in a distributed job (0 in a
+// single process): process 0 runs the one-instance operators, such as the
+// sinks that write output files.
+func (j *Job) Process() int { return j.e.Process() }
 
 // Metrics summarises a finished (or running) job.
 type Metrics = engine.Metrics

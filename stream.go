@@ -5,6 +5,11 @@ import "github.com/weirstream/weir/internal/op"
 // Stream is a typed stream of records in a Job.
 type Stream[T any] = op.Stream[T]
 
+// Source adds a source to the job.
+func Source[T any](j *Job, name string, src Input[T], opts ...Option) Stream[T] {
+	return op.SourceOf(j.e.Graph, name, src, opts...)
+}
+
 // Map applies f to every record.
 func Map[T, U any](s Stream[T], f func(T) U, opts ...Option) Stream[U] {
 	return op.Map[T, U](s, f, opts...)

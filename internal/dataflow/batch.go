@@ -6,7 +6,7 @@ import (
 	"github.com/weirstream/weir/internal/progress"
 )
 
-// batch is the unit that crosses every boundary inside a job: records with
+// Batch is the unit that crosses every boundary inside a job: records with
 // their event times (ts is nil on a stream without event time, else
 // parallel to v). If sel is not nil, only the records at the positions it
 // lists, in that order, are in the batch: a filter selects records without
@@ -27,7 +27,7 @@ type Batch[T any] struct {
 	Pool *sync.Pool
 }
 
-// len is the number of records in the batch.
+// Len is the number of records in the batch.
 func (b *Batch[T]) Len() int {
 	if b.Sel != nil {
 		return len(b.Sel)
@@ -35,7 +35,7 @@ func (b *Batch[T]) Len() int {
 	return len(b.V)
 }
 
-// dense returns the records (and times) of b as contiguous slices, copying
+// Dense returns the records (and times) of b as contiguous slices, copying
 // selected records into the scratch batch d if b has a selection.
 func (b *Batch[T]) Dense(d *Batch[T]) ([]T, []int64) {
 	if b.Sel == nil {
@@ -66,7 +66,7 @@ func (b *Batch[T]) Release() {
 	b.Pool.Put(b)
 }
 
-// krec is a record on its way to a keyed operator: the exchange computes
+// Krec is a record on its way to a keyed operator: the exchange computes
 // the key and its hash once, and the receiver reuses both.
 type Krec[K comparable, T any] struct {
 	H  uint64
@@ -86,7 +86,7 @@ func (b *Kbatch[K, T]) Release() {
 	b.Pool.Put(b)
 }
 
-// pusher is a fused operator's input: it processes a borrowed batch
+// Pusher is a fused operator's input: it processes a borrowed batch
 // synchronously and forwards markers.
 type Pusher[T any] interface {
 	Push(b *Batch[T]) error
@@ -114,7 +114,7 @@ func (t tee[T]) Mark(m progress.Marker) error {
 	return nil
 }
 
-// combine makes one pusher of an output's consumers.
+// Combine makes one pusher of an output's consumers.
 func Combine[T any](outs []any) Pusher[T] {
 	switch len(outs) {
 	case 0:

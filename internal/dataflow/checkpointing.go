@@ -47,7 +47,7 @@ func FromCheckpoint(chk string) JobOption {
 	return func(c *JobConfig) { c.fromCkpt, c.fromSet = chk, true }
 }
 
-// instanceMerger is an instance snapshotter that can take the state of a
+// InstanceMerger is an instance snapshotter that can take the state of a
 // run with another parallelism: all the old instances' states.
 type InstanceMerger interface {
 	RestoreInstances(all [][]byte) error
@@ -84,21 +84,21 @@ type TwoPhase interface {
 	Recover(n uint64) error
 }
 
-// keyedSnapshotter is an operator instance with state by key group.
+// KeyedSnapshotter is an operator instance with state by key group.
 type KeyedSnapshotter interface {
-	// snapshotKeyed appends one blob per key group that has state.
+	// SnapshotKeyed appends one blob per key group that has state.
 	SnapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error)
 	RestoreKeyed(blobs [][]byte) error
 }
 
-// instanceSnapshotter is an operator instance with state of its own
+// InstanceSnapshotter is an operator instance with state of its own
 // (EventTime's watermark, an output's records).
 type InstanceSnapshotter interface {
 	SnapshotInstance() ([]byte, error)
 	RestoreInstance(data []byte) error
 }
 
-// snapEntry is one snapshotter of a task, with the operator's name.
+// SnapEntry is one snapshotter of a task, with the operator's name.
 type SnapEntry struct {
 	Op string
 	S  any // keyedSnapshotter or instanceSnapshotter

@@ -12,7 +12,7 @@ type clusterConfig struct {
 	Self   int
 	Peers  []string
 	Secret string
-	// net, if set, is used instead of dialling peers (tests).
+	// Net, if set, is used instead of dialling peers (tests).
 	Net transport.Network
 }
 

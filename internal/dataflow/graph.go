@@ -13,7 +13,7 @@ import (
 	"github.com/weirstream/weir/internal/runtime"
 )
 
-// graph is a job's logical graph as the operators build it, with the
+// Graph is a job's logical graph as the operators build it, with the
 // job's configuration: what a Stream refers to.
 type Graph struct {
 	Name  string
@@ -23,7 +23,7 @@ type Graph struct {
 
 	LateCounters []LateCounter
 	PartStats    []statser
-	// counted are the inputs that count something for the summary.
+	// Counted are the inputs that count something for the summary.
 	Counted []Counted
 
 	// routing holds the key-group tables by instance count.
@@ -37,14 +37,14 @@ type Graph struct {
 // statser is a partitioned edge's statistics.
 type statser interface{ Snapshot() PartitionStats }
 
-// closeAtEnd registers c to be closed when the job ends.
+// CloseAtEnd registers c to be closed when the job ends.
 func (j *Graph) CloseAtEnd(c io.Closer) {
 	j.closeMu.Lock()
 	j.Closers = append(j.Closers, c)
 	j.closeMu.Unlock()
 }
 
-// node is an operator of the logical graph with the typed factories that
+// Node is an operator of the logical graph with the typed factories that
 // make its instances.
 type Node struct {
 	Id    int
@@ -54,19 +54,19 @@ type Node struct {
 	State plan.State
 	Sel   plan.Selectivity
 	Key   string // the key's planner name (keyID), for a keyed operator
-	// userState: a user function keeps state of its own, which
+	// UserState: a user function keeps state of its own, which
 	// checkpoints cannot save.
 	UserState bool
 	Par       int // 0: the planner decides, unless parSet
 	ParSet    bool
-	// params are the operator's parameters and record types, and source
+	// Params are the operator's parameters and record types, and source
 	// its input's identity, for the job's identity.
 	Params string
 	Source string
 	Inputs []InputEdge
-	// ports[i] combines the pushers of output port i's consumers.
+	// Ports[i] combines the pushers of output port i's consumers.
 	Ports []func(outs []any) any
-	// times[i], if set, is the range of the event times the node assigns
+	// Times[i], if set, is the range of the event times the node assigns
 	// to the records of output port i (EventTime, windows, joins); a port
 	// without passes its input's times on.
 	Times []*TimeRange
@@ -74,32 +74,32 @@ type Node struct {
 	NewSource func(tc TaskCtx, outs []any) (runtime.SourceTask, error)
 	NewOp     func(tc TaskCtx, outs []any) (any, error)
 	NewTask   func(tc TaskCtx, outs []any) (runtime.InputTask, error)
-	// recoverInput, on a source whose input is Recoverable, calls Recover.
+	// RecoverInput, on a source whose input is Recoverable, calls Recover.
 	RecoverInput func(RecoverContext) error
 }
 
-// taskCtx is what an operator instance is made with.
+// TaskCtx is what an operator instance is made with.
 type TaskCtx struct {
 	Inst, Par int
-	// units is the instance's task's unit context in an ordered job (nil
+	// Units is the instance's task's unit context in an ordered job (nil
 	// otherwise); recv, set on an ordered task head, says how it reads.
 	Units *UnitCtx
 	Recv  *OrdRecv
-	// op and sel are the operator's name and declared selectivity, for
+	// Op and sel are the operator's name and declared selectivity, for
 	// the record operator being made.
 	Op  string
 	Sel plan.Selectivity
-	// snaps, in a job with checkpoints, gathers the task's operators
+	// Snaps, in a job with checkpoints, gathers the task's operators
 	// whose state is saved.
 	Snaps *[]SnapEntry
-	// from is the checkpoint the job restored from (0: none); commits,
+	// From is the checkpoint the job restored from (0: none); commits,
 	// in a job with checkpoints, registers a two-phase output and
 	// returns what saves its prepared checkpoints.
 	From    uint64
 	Commits func(out TwoPhase, op string, inst int) (any, error)
 }
 
-// saves registers s (a keyed or instance snapshotter) as operator op's
+// Saves registers s (a keyed or instance snapshotter) as operator op's
 // state, in a job with checkpoints.
 func (tc TaskCtx) Saves(op string, s any) {
 	if tc.Snaps != nil {
@@ -107,38 +107,38 @@ func (tc TaskCtx) Saves(op string, s any) {
 	}
 }
 
-// inputEdge is an edge into a node, with the factory of its sending side.
+// InputEdge is an edge into a node, with the factory of its sending side.
 type InputEdge struct {
 	From     *Node
 	FromPort int
 	Keyed    bool
-	// exchange makes the sender for one upstream instance. It returns a
+	// Exchange makes the sender for one upstream instance. It returns a
 	// pusher of the upstream type.
 	Exchange func(x ExchangeCtx) any
-	// wire encodes what the exchange sends, for a receiver in another
+	// Wire encodes what the exchange sends, for a receiver in another
 	// process.
 	Wire func() (Wire, error)
 }
 
-// exchangeCtx is what the sending side of an exchange is made from.
+// ExchangeCtx is what the sending side of an exchange is made from.
 type ExchangeCtx struct {
 	Ex plan.Exchange
-	// outlets lead to the receiving instances.
+	// Outlets lead to the receiving instances.
 	Outlets []runtime.Outlet
-	// name is the receiving operator's; it names panics raised while
+	// Name is the receiving operator's; it names panics raised while
 	// sending (in key functions, say).
 	Name string
-	// sender is the index of the upstream instance among senders.
+	// Sender is the index of the upstream instance among senders.
 	Sender, Senders int
-	// done is closed when the job stops.
+	// Done is closed when the job stops.
 	Done <-chan struct{}
-	// ordered asks for an ordered exchange; units is the sending task's
+	// Ordered asks for an ordered exchange; units is the sending task's
 	// unit context, and whole tells whether the sending instances see
 	// whole units.
 	Ordered bool
 	Whole   bool
 	Units   *UnitCtx
-	// dist is set in a job of several processes: keys must hash alike in
+	// Dist is set in a job of several processes: keys must hash alike in
 	// every process.
 	Dist bool
 	// From is the checkpoint the job restored from (0: none).
@@ -168,7 +168,7 @@ type LateCounter struct {
 	N    *atomic.Int64
 }
 
-// processes is the number of processes the job runs in.
+// Processes is the number of processes the job runs in.
 func (j *Graph) Processes() int {
 	if c := j.Cfg.Cluster; c != nil {
 		if c.Net != nil {
@@ -179,7 +179,7 @@ func (j *Graph) Processes() int {
 	return 1
 }
 
-// stableHash reports whether keys must hash alike in every process and
+// StableHash reports whether keys must hash alike in every process and
 // every run: in a job of several processes, or one whose state outlives a
 // run in checkpoints.
 func (j *Graph) StableHash() bool { return j.Processes() > 1 || j.Cfg.Ckpt != nil }
@@ -189,7 +189,7 @@ func (j *Graph) StableHash() bool { return j.Processes() > 1 || j.Cfg.Ckpt != ni
 // pre-aggregation absorbs.
 const autoStrategy = partition.RoundRobin
 
-// strategy resolves the job's partitioning for one aggregation.
+// Strategy resolves the job's partitioning for one aggregation.
 func (j *Graph) Strategy(mergeable bool) (partition.Strategy, error) {
 	s := autoStrategy
 	if n := j.Cfg.Partitioning; n != "" && n != "auto" {
@@ -213,7 +213,7 @@ func strategyNames() string {
 	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
 }
 
-// checkParallelism refuses a Parallelism that cannot work.
+// CheckParallelism refuses a Parallelism that cannot work.
 func (n *Node) CheckParallelism(keyGroups int) error {
 	switch {
 	case !n.ParSet:
@@ -264,7 +264,7 @@ func (j *Graph) Process() int {
 	return 0
 }
 
-// logger is where the job logs.
+// Logger is where the job logs.
 func (j *Graph) Logger() *slog.Logger {
 	if j.Cfg.Logger != nil {
 		return j.Cfg.Logger
@@ -276,9 +276,9 @@ func (j *Graph) Logger() *slog.Logger {
 // markers) into bytes for another process and back. Each message starts
 // with a tag byte; variable-length sections carry their byte length.
 type Wire interface {
-	// encode appends msg (a batch this edge's exchange sends) to buf.
+	// Encode appends msg (a batch this edge's exchange sends) to buf.
 	Encode(buf []byte, msg any) ([]byte, error)
-	// decode returns the batch or marker in buf; a marker comes back as
+	// Decode returns the batch or marker in buf; a marker comes back as
 	// a progress.Marker.
 	Decode(buf []byte) (any, error)
 }

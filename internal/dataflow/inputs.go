@@ -55,7 +55,7 @@ type Identified interface {
 	Identity() string
 }
 
-// identify returns what names an input in the job's identity.
+// Identify returns what names an input in the job's identity.
 func Identify(in any) string {
 	if id, ok := in.(Identified); ok {
 		return id.Identity()
@@ -63,7 +63,7 @@ func Identify(in any) string {
 	return fmt.Sprintf("%T", in)
 }
 
-// typeList names types for an operator's identity.
+// TypeList names types for an operator's identity.
 func TypeList(ts ...reflect.Type) string {
 	s := make([]string, len(ts))
 	for i, t := range ts {

@@ -12,7 +12,7 @@ import (
 )
 
 type JobConfig struct {
-	// workers is 0 until Workers gives it or validate picks the default.
+	// Workers is 0 until Workers gives it or validate picks the default.
 	Workers      int
 	workersSet   bool
 	Interval     time.Duration
@@ -132,13 +132,13 @@ func OpOptions(opts []Option) OpConfig {
 	return c
 }
 
-// keySpec is a declared key, typed by the operator's input.
+// KeySpec is a declared key, typed by the operator's input.
 type KeySpec struct {
 	Name string
 	In   reflect.Type
-	// input makes the keyed input edge from a Stream of the input type.
+	// Input makes the keyed input edge from a Stream of the input type.
 	Input func(s any, j *Graph) InputEdge
-	// check makes a func(*batch[T]) error that fails records whose key
+	// Check makes a func(*batch[T]) error that fails records whose key
 	// group instance inst of par does not own.
 	Check func(j *Graph, inst, par int) any
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/weirstream/weir/internal/window"
 )
 
-// timeRange is the closed range of event times that an operator assigning
+// TimeRange is the closed range of event times that an operator assigning
 // them (EventTime; a window or join, whose results carry end-1) may give
 // its records: the times every window downstream can hold (window.Spec's
 // Range), up to the next operator that assigns times again. It never
@@ -21,7 +21,7 @@ func NewTimeRange() *TimeRange { return &TimeRange{math.MinInt64 + 1, math.MaxIn
 
 func (r TimeRange) Holds(ts int64) bool { return r.Lo <= ts && ts <= r.Hi }
 
-// holdTimes narrows to what spec can hold the ranges of the operators that
+// HoldTimes narrows to what spec can hold the ranges of the operators that
 // assign the times of the records on the edge from n's output port: n
 // itself if it assigns them, else, through operators that pass times on,
 // those above it.
@@ -46,7 +46,7 @@ func HoldTimes(n *Node, port int, spec window.Spec) {
 	walk(n, port)
 }
 
-// showRecord formats a record for an error message, cut to about 200
+// ShowRecord formats a record for an error message, cut to about 200
 // bytes.
 func ShowRecord(v any) string {
 	const limit = 200
@@ -61,7 +61,7 @@ func ShowRecord(v any) string {
 	return s[:cut] + "…"
 }
 
-// badWindowTime is the panic of a window operator given a time that its
+// BadWindowTime is the panic of a window operator given a time that its
 // spec cannot hold: the operator that assigned the time should have failed
 // the job instead.
 func BadWindowTime(ts int64, spec window.Spec) string {

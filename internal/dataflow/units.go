@@ -1,6 +1,6 @@
 package dataflow
 
-// unitCtx is shared by the head of a task instance and the ordered
+// UnitCtx is shared by the head of a task instance and the ordered
 // exchanges at the ends of its chain: the head sets the unit it pushes and
 // ends it, and every exchange then sends its frame for that unit.
 type UnitCtx struct {
@@ -19,7 +19,7 @@ func (u *UnitCtx) End() error {
 	return nil
 }
 
-// ordRecv is how an ordered task instance reads its input.
+// OrdRecv is how an ordered task instance reads its input.
 type OrdRecv struct {
 	First, Step int64 // the units it takes: first, first+step, ...
 	Senders     int

@@ -7,7 +7,7 @@ import (
 	"github.com/weirstream/weir/internal/partition"
 )
 
-// validate checks every option of a job that is about to run (or be
+// Validate checks every option of a job that is about to run (or be
 // explained) in procs processes, before anything starts, and fills in
 // what depends on others (the default workers, the checkpoint to start
 // from). It returns the first value that cannot work, naming the option.

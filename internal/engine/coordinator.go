@@ -125,7 +125,7 @@ func (c *coordinator) due(last *uint64, m progress.Marker) (uint64, bool) {
 	return n, true
 }
 
-// report adds one task's blobs to checkpoint n; the last of the process's
+// Report adds one task's blobs to checkpoint n; the last of the process's
 // tasks writes the part.
 func (c *coordinator) Report(r *reporter, n uint64, epoch progress.Epoch, state []checkpoint.StateBlob, insts []checkpoint.SourceBlob) error {
 	c.mu.Lock()

@@ -71,7 +71,7 @@ type strEntry struct {
 	idx int32
 }
 
-// partial is a pre-aggregated window of one key.
+// Partial is a pre-aggregated window of one key.
 type Partial[K comparable, A any] struct {
 	H          uint64
 	K          K
@@ -150,7 +150,7 @@ func (c *combineEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 	return nil
 }
 
-// entry returns the epoch's window set of key k. The pointer is valid
+// Entry returns the epoch's window set of key k. The pointer is valid
 // until the next call.
 func (c *combineEx[K, T, A]) Entry(k K) *window.Set[A] {
 	if !c.strKeys {
@@ -189,7 +189,7 @@ func (c *combineEx[K, T, A]) lookup(k K) int32 {
 	return *idx
 }
 
-// one combines record i of b, or sends it raw; it reports whether it
+// One combines record i of b, or sends it raw; it reports whether it
 // combined.
 func (c *combineEx[K, T, A]) One(b *dataflow.Batch[T], i int) (bool, error) {
 	var ts int64

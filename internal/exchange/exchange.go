@@ -88,7 +88,7 @@ func (e *sendEx[T]) Mark(m progress.Marker) error {
 	return nil
 }
 
-// keyEx is the sending side of a key-group exchange: it computes each
+// KeyEx is the sending side of a key-group exchange: it computes each
 // record's key and hash, finds the owner of the key group, and appends the
 // record to that owner's batch.
 type KeyEx[K comparable, T any] struct {
@@ -107,7 +107,7 @@ type KeyEx[K comparable, T any] struct {
 	sent   []int64
 }
 
-// withStats makes e report its loads to st at every epoch's end.
+// WithStats makes e report its loads to st at every epoch's end.
 func (e *KeyEx[K, T]) WithStats(st *EdgeStats, sender, senders int) *KeyEx[K, T] {
 	e.st, e.sender, e.sent = st, sender, make([]int64, len(e.Outlets))
 	st.Init(senders, len(e.Outlets))

@@ -5,7 +5,7 @@ import (
 	"github.com/weirstream/weir/internal/partition"
 )
 
-// keyHasher hashes keys for routing by key group and for state tables. In
+// KeyHasher hashes keys for routing by key group and for state tables. In
 // a job of several processes every process must hash a key alike: keys
 // that partition.Hasher hashes deterministically (strings, integers,
 // bools) keep that hash; others (structs, arrays, floats) are hashed by

@@ -49,7 +49,7 @@ var errSeqDepth = errors.New("weir: ordered job: operators in keyed regions made
 // seqAt is the sequence number of position p of a whole unit.
 func seqAt(p int) uint64 { return uint64(p)<<seqUnitLog | seqUnitLog }
 
-// subdivide appends the sequence numbers of m outputs of the record
+// Subdivide appends the sequence numbers of m outputs of the record
 // numbered s.
 func Subdivide(s uint64, m int, out []uint64) ([]uint64, error) {
 	if m == 1 {
@@ -269,7 +269,7 @@ func (t *ordTask[T]) Batch(port int, b any) error {
 	return err
 }
 
-// run pushes one unit through the chain and ends it at the chain's
+// Run pushes one unit through the chain and ends it at the chain's
 // ordered exchanges.
 func (t *ordTask[T]) Run(f *dataflow.Batch[T]) error {
 	if len(f.Seq) == 0 {
@@ -288,7 +288,7 @@ func (t *ordTask[T]) Run(f *dataflow.Batch[T]) error {
 	return t.units.End()
 }
 
-// merge joins the parts of one unit by sequence number. Numbers are
+// Merge joins the parts of one unit by sequence number. Numbers are
 // distinct across parts (each record was in one part), and a part is in
 // order, so taking the lowest head each time restores the unit's order.
 // It copies a run at a time: from the part with the lowest head, every

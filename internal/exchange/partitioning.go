@@ -10,7 +10,7 @@ import (
 	"github.com/weirstream/weir/internal/progress"
 )
 
-// edgeStats gathers the partitioning figures of one aggregation's
+// EdgeStats gathers the partitioning figures of one aggregation's
 // exchange. Senders that do not meet per epoch (hash, roundrobin) report
 // their loads per epoch, and an epoch is accounted once every sender has
 // passed it.
@@ -55,7 +55,7 @@ func (s *EdgeStats) join(i int) {
 	s.mu.Unlock()
 }
 
-// report adds sender i's loads for the epochs it ended with m: the
+// Report adds sender i's loads for the epochs it ended with m: the
 // records it received (its map block) and what it sent to each receiver.
 func (s *EdgeStats) Report(i int, m progress.Marker, mapLoad int64, sent []int64) {
 	s.mu.Lock()
@@ -103,7 +103,7 @@ func (s *EdgeStats) account(mapLoad, redLoad []int64, split, frags int64) {
 	s.st.Epochs++
 }
 
-// addRound accounts one round of a cooperating exchange (prompt, pkg).
+// AddRound accounts one round of a cooperating exchange (prompt, pkg).
 func (s *EdgeStats) AddRound(mapLoad, redLoad []int64, split, frags int64, tasks int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,7 +111,7 @@ func (s *EdgeStats) AddRound(mapLoad, redLoad []int64, split, frags int64, tasks
 	s.st.MapTasks, s.st.ReduceTasks = tasks, tasks
 }
 
-// changed logs and counts a change of the task count.
+// Changed logs and counts a change of the task count.
 func (s *EdgeStats) Changed(tasks int, processing, interval time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -13,7 +13,7 @@ import (
 // releaser is every batch kind an exchange sends.
 type releaser interface{ Release() }
 
-// remoteOutlet sends an exchange's messages to an inbox in another
+// RemoteOutlet sends an exchange's messages to an inbox in another
 // process: it encodes each batch into a transport buffer and gives the
 // batch back to its pool.
 type RemoteOutlet struct {
@@ -39,7 +39,7 @@ func (o *RemoteOutlet) Mark(m progress.Marker) error {
 	return o.S.Send(buf)
 }
 
-// pump feeds one sender's slot of a local inbox with what that sender,
+// Pump feeds one sender's slot of a local inbox with what that sender,
 // in another process, sends: it decodes each message and hands it on, and
 // ends after the sender's final marker.
 func Pump(w dataflow.Wire, r transport.Receiver, out runtime.Outlet, from string) func(done <-chan struct{}) error {
@@ -79,7 +79,7 @@ func Pump(w dataflow.Wire, r transport.Receiver, out runtime.Outlet, from string
 	}
 }
 
-// channelID names the transport channel of edge e from sender instance s
+// ChannelID names the transport channel of edge e from sender instance s
 // to receiver instance r.
 func ChannelID(e, s, r int) (uint32, error) {
 	if e >= 1<<12-1 || s >= 1<<10 || r >= 1<<10 {

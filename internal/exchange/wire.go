@@ -43,7 +43,7 @@ func decodeMarker(r *Reader) (progress.Marker, error) {
 	return m, r.Done()
 }
 
-// reader reads a message; the first error sticks.
+// Reader reads a message; the first error sticks.
 type Reader struct {
 	B   []byte
 	err error

@@ -114,7 +114,7 @@ func (s *diskStore[K, V]) Delete(h uint64, k K) {
 	}
 }
 
-// flush writes the epoch's values and forgets them.
+// Flush writes the epoch's values and forgets them.
 func (s *diskStore[K, V]) Flush() error {
 	if s.cache.Len() == 0 {
 		return nil

@@ -75,7 +75,7 @@ func restoreTable[K comparable, V any](t keyedStore[K, V], blobs [][]byte, each 
 	return wm, nil
 }
 
-// watermarked is a keyed operator whose watermark is saved per instance.
+// Watermarked is a keyed operator whose watermark is saved per instance.
 type Watermarked interface {
 	Watermark() int64
 	RestoreWatermark(wm int64)
@@ -149,7 +149,7 @@ func (o *eventTimeOp[T]) RestoreInstance(data []byte) error {
 	return r.Done()
 }
 
-// restoreInstances takes the watermark of a run with another parallelism:
+// RestoreInstances takes the watermark of a run with another parallelism:
 // the lowest of its instances', which holds back no record the old run
 // counted on time (each window keeps its own watermark as well).
 func (o *eventTimeOp[T]) RestoreInstances(all [][]byte) error {

@@ -43,7 +43,7 @@ func singlePort[T any]() []func([]any) any {
 	return []func([]any) any{func(outs []any) any { return dataflow.Combine[T](outs) }}
 }
 
-// sourceOf adds a source to the graph.
+// SourceOf adds a source to the graph.
 func SourceOf[T any](j *dataflow.Graph, name string, src dataflow.Input[T], opts ...dataflow.Option) Stream[T] {
 	c := dataflow.OpOptions(opts)
 	if c.Name != "" {
@@ -85,7 +85,7 @@ type sourceTask[T any] struct {
 	after  func(progress.Marker) error
 }
 
-// position is where the source stands: after the records it has pushed.
+// Position is where the source stands: after the records it has pushed.
 func (s *sourceTask[T]) Position() ([]byte, error) {
 	r, ok := s.r.(dataflow.Seekable)
 	if !ok {
@@ -94,7 +94,7 @@ func (s *sourceTask[T]) Position() ([]byte, error) {
 	return r.Position(s.read - len(s.rest))
 }
 
-// seekSplits resumes the source at the unread records of a run with
+// SeekSplits resumes the source at the unread records of a run with
 // another parallelism.
 func (s *sourceTask[T]) SeekSplits(pos [][]byte) error {
 	r, ok := s.r.(dataflow.Rescalable)
@@ -108,7 +108,7 @@ func (s *sourceTask[T]) SetAfter(f func(progress.Marker) error) { s.after = f }
 
 func (s *sourceTask[T]) Count() int64 { return s.pushed }
 
-// seek resumes the source at a saved position.
+// Seek resumes the source at a saved position.
 func (s *sourceTask[T]) Seek(pos []byte) error {
 	r, ok := s.r.(dataflow.Seekable)
 	if !ok {

@@ -269,7 +269,7 @@ func (w *windowTask[K, T, A, R]) Add(r *dataflow.Krec[K, T]) {
 	}
 }
 
-// merge folds pre-aggregated partials into the windows. A partial is never
+// Merge folds pre-aggregated partials into the windows. A partial is never
 // late: its sender combined only records whose windows were not past
 // cleanup at its own watermark, which is at least this operator's.
 func (w *windowTask[K, T, A, R]) Merge(pb *exchange.Pbatch[K, A]) {
@@ -279,7 +279,7 @@ func (w *windowTask[K, T, A, R]) Merge(pb *exchange.Pbatch[K, A]) {
 	pb.Release()
 }
 
-// mergeOne folds one partial into its window.
+// MergeOne folds one partial into its window.
 func (w *windowTask[K, T, A, R]) MergeOne(p *exchange.Partial[K, A]) {
 	if w.spec.Late(p.End, w.wm) {
 		panic("weir: a pre-aggregated partial arrived after its window's cleanup")

@@ -262,7 +262,7 @@ func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) {
 	}
 }
 
-// mark hands the epoch's deposit over and forwards the marker.
+// Mark hands the epoch's deposit over and forwards the marker.
 func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	x := e.x
 	d := e.cur

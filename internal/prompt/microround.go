@@ -10,7 +10,7 @@ import (
 	"github.com/weirstream/weir/internal/window"
 )
 
-// microTask is one receiver's part of the rounds.
+// MicroTask is one receiver's part of the rounds.
 type MicroTask[K comparable, T, A any] struct {
 	x      *MicroShared[K, T, A]
 	i      int
@@ -26,14 +26,14 @@ type MicroTask[K comparable, T, A any] struct {
 	wm     func() int64               // this receiver's watermark before the round
 }
 
-// microOwner is the window operator's side: it takes merged partials and
+// MicroOwner is the window operator's side: it takes merged partials and
 // raw records into its state.
 type MicroOwner[K comparable, T, A any] interface {
 	MergeOne(p *exchange.Partial[K, A])
 	Add(r *dataflow.Krec[K, T])
 }
 
-// newMicroTask is receiver i's part of the rounds; sink is its window
+// NewMicroTask is receiver i's part of the rounds; sink is its window
 // state and wm its watermark.
 func NewMicroTask[K comparable, T, A any](x *MicroShared[K, T, A], i int, sink MicroOwner[K, T, A], wm func() int64) *MicroTask[K, T, A] {
 	t := &MicroTask[K, T, A]{x: x, i: i, sink: sink, wm: wm}
@@ -46,7 +46,7 @@ func NewMicroTask[K comparable, T, A any](x *MicroShared[K, T, A], i int, sink M
 	return t
 }
 
-// run is receiver t.i's round for the aligned marker m, before the
+// Run is receiver t.i's round for the aligned marker m, before the
 // receiver applies m's watermark.
 func (t *MicroTask[K, T, A]) Run(m progress.Marker) error {
 	x := t.x
@@ -429,7 +429,7 @@ type keySets[A any] struct {
 // reset sizes the index for n global keys.
 func (k *keySets[A]) reset(n int) { k.loc = growFill(k.loc, n) }
 
-// entry returns the window set of global key g.
+// Entry returns the window set of global key g.
 func (k *keySets[A]) Entry(g int32) *window.Set[A] {
 	li := k.loc[g]
 	if li < 0 {
