@@ -28,7 +28,7 @@ var (
 	}
 	goAllowed = []string{"internal/runtime", "internal/transport", "cmd"}
 	pureDirs  = []string{"internal/plan", "internal/progress", "internal/window", "internal/partition",
-		"internal/state", "internal/jobid", "internal/cluster"}
+		"internal/state", "internal/jobid", "internal/cluster", "internal/coord"}
 )
 
 func module(t *testing.T) []File {
