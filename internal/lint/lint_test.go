@@ -13,7 +13,6 @@ var (
 	sizeExceptions = map[string]bool{
 		"internal/engine/instantiate.go:instantiate": true, // wiring plan, runtime and transport in one function
 		"internal/engine/job.go:Run":                 true, // setup, network, summaries and stop in one function
-		"internal/op/windowop.go:Aggregate":          true, // strategy choice and the window task's factory
 		"jobs/ysbjson/fast.go:Decode":                true, // a hand-unrolled JSON decoder, kept whole for speed
 		"cmd/weir/bench.go:benchYSBCmd":              true, // flag wiring of one command
 		"cmd/weir/bench_json.go:benchYSBJSONCmd":     true,

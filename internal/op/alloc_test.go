@@ -8,7 +8,6 @@ package op
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -56,11 +55,11 @@ const maxAllocsPerBatch = 2
 // Job.instantiate fuses them.
 func chain(out dataflow.Pusher[allocRec]) *sourceTask[allocRec] {
 	var p dataflow.Pusher[allocRec] = out
-	p = &filterRefOp[allocRec]{f: func(r *allocRec) bool { return r.Val%5 != 0 }, out: p}
-	p = &mapOp[allocRec, allocRec]{f: func(r allocRec) allocRec { r.Val++; return r }, out: p}
+	p = &filterRefOp[allocRec]{f: func(r *allocRec) bool { return r.Val%5 != 0 }, selected: selected[allocRec]{out: p}}
+	p = &mapOp[allocRec, allocRec]{f: func(r allocRec) allocRec { r.Val++; return r }, mapped: mapped[allocRec]{out: p}}
 	p = newEventTimeOp("eventtime", func(r allocRec) int64 { return r.TS }, 10, *dataflow.NewTimeRange(), p)
-	p = &filterOp[allocRec]{f: func(r allocRec) bool { return r.Val%2 == 0 }, out: p}
-	p = &mapRefOp[allocRec, allocRec]{f: func(r *allocRec) allocRec { c := *r; c.Val *= 3; return c }, out: p}
+	p = &filterOp[allocRec]{f: func(r allocRec) bool { return r.Val%2 == 0 }, selected: selected[allocRec]{out: p}}
+	p = &mapRefOp[allocRec, allocRec]{f: func(r *allocRec) allocRec { c := *r; c.Val *= 3; return c }, mapped: mapped[allocRec]{out: p}}
 	return &sourceTask[allocRec]{r: &repeatReader{allocBatch()}, out: p}
 }
 
@@ -165,10 +164,9 @@ func TestAllocsWindowBatch(t *testing.T) {
 	} {
 		t.Run(spec.String(), func(t *testing.T) {
 			out, late := &countPusher[WindowResult[string, int64]]{}, &countPusher[allocRec]{}
-			w := &windowTask[string, allocRec, int64, int64]{
-				spec: spec, agg: count, size: 1024, out: out, late: late,
-				table: newKeyedTable[string, window.Set[int64]](), next: math.MaxInt64,
-				wm: progress.NoWatermark, lateCount: &atomic.Int64{}, held: *dataflow.NewTimeRange(),
+			w := &windowTask[string, allocRec, int64, int64]{agg: count, late: late, lateCount: &atomic.Int64{},
+				windowed: newWindowed[string, int64](spec.String(), spec, *dataflow.NewTimeRange(), 1024, dataflow.Pusher[WindowResult[string, int64]](out),
+					keyedStore[string, window.Set[int64]](newKeyedTable[string, window.Set[int64]]())),
 			}
 			w.lo, w.hi = spec.Range()
 			feed := windowBatches(w)

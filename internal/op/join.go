@@ -2,7 +2,6 @@ package op
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"sync/atomic"
 
@@ -51,11 +50,9 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	late := &atomic.Int64{}
 	j.LateCounters = append(j.LateCounters, dataflow.LateCounter{Name: n.Name, N: late})
 	n.NewTask = func(tc dataflow.TaskCtx, outs []any) (runtime.InputTask, error) {
-		t := &joinTask[K, L, R, O]{
-			name: n.Name, held: *held,
-			spec: spec, f: f, size: j.Cfg.BatchSize, out: outs[0].(dataflow.Pusher[O]),
-			table: newKeyedTable[K, window.Set[joinAcc[L, R]]](),
-			next:  math.MaxInt64, wm: progress.NoWatermark, late: late,
+		t := &joinTask[K, L, R, O]{f: f, late: late,
+			windowed: newWindowed[K, joinAcc[L, R]](n.Name, spec, *held, j.Cfg.BatchSize, outs[0].(dataflow.Pusher[O]),
+				keyedStore[K, window.Set[joinAcc[L, R]]](newKeyedTable[K, window.Set[joinAcc[L, R]]]())),
 		}
 		tc.Saves(n.Name, t)
 		return t, nil
@@ -69,17 +66,9 @@ type joinAcc[L, R any] struct {
 }
 
 type joinTask[K comparable, L, R, O any] struct {
-	name  string
-	held  dataflow.TimeRange // the times results may have
-	spec  window.Spec
-	f     func(K, L, R) O
-	size  int
-	out   dataflow.Pusher[O]
-	table *keyedTable[K, window.Set[joinAcc[L, R]]]
-	next  int64
-	wm    int64
-	late  *atomic.Int64
-	outB  dataflow.Batch[O]
+	windowed[K, joinAcc[L, R], O]
+	f    func(K, L, R) O
+	late *atomic.Int64
 }
 
 func (t *joinTask[K, L, R, O]) Batch(port int, b any) error {
@@ -112,7 +101,7 @@ func (t *joinTask[K, L, R, O]) Add(h uint64, k K, ts int64, put func(*joinAcc[L,
 		w := set.Get(start, end, nil)
 		put(&w.Acc)
 		w.Touch()
-		t.next = min(t.next, window.Due(w, t.spec.Lateness))
+		t.due(w)
 	})
 	if late {
 		t.late.Add(1)
@@ -120,46 +109,24 @@ func (t *joinTask[K, L, R, O]) Add(h uint64, k K, ts int64, put func(*joinAcc[L,
 }
 
 func (t *joinTask[K, L, R, O]) Mark(m progress.Marker) error {
-	t.wm = max(t.wm, m.Watermark)
-	if t.wm >= t.next {
-		next := int64(math.MaxInt64)
-		var err error
-		t.table.DeleteFunc(func(k K, set *window.Set[joinAcc[L, R]]) bool {
-			next = min(next, set.Fire(t.wm, t.spec.Lateness, func(w *window.Win[joinAcc[L, R]]) {
-				if !t.held.Holds(w.End-1) && err == nil && len(w.Acc.left) > 0 && len(w.Acc.right) > 0 {
-					err = fmt.Errorf("weir: %s: the results of window [%d, %d) of key %s have event time %d, outside the range the windows downstream can hold [%d, %d]",
-						t.name, w.Start, w.End, dataflow.ShowRecord(k), w.End-1, t.held.Lo, t.held.Hi)
-					return
-				}
-				for _, l := range w.Acc.left {
-					for _, r := range w.Acc.right {
-						t.outB.V = append(t.outB.V, t.f(k, l, r))
-						t.outB.Ts = append(t.outB.Ts, w.End-1)
-						if len(t.outB.V) >= t.size && err == nil {
-							err = t.Flush()
-						}
-					}
-				}
-			}))
-			return len(set.W) == 0
-		})
-		t.next = next
-		if err != nil {
+	err := t.advance(m, func(k K, w *window.Win[joinAcc[L, R]]) error {
+		if len(w.Acc.left) == 0 || len(w.Acc.right) == 0 {
+			return nil
+		}
+		if err := t.checkHeld(k, w, "results", "have"); err != nil {
 			return err
 		}
-		if err := t.Flush(); err != nil {
-			return err
+		for _, l := range w.Acc.left {
+			for _, r := range w.Acc.right {
+				if err := t.emit(t.f(k, l, r), w.End-1); err != nil {
+					return err
+				}
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return t.out.Mark(m)
-}
-
-func (t *joinTask[K, L, R, O]) Flush() error {
-	if len(t.outB.V) == 0 {
-		return nil
-	}
-	err := t.out.Push(&t.outB)
-	clear(t.outB.V)
-	t.outB.V, t.outB.Ts = t.outB.V[:0], t.outB.Ts[:0]
-	return err
 }

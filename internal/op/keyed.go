@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/window"
 )
 
@@ -30,17 +29,6 @@ func KeyBy[T any, K comparable](s Stream[T], key func(T) K, opts ...dataflow.Opt
 
 // Stream returns the records of the keyed stream, unkeyed.
 func (k KeyedStream[K, T]) Stream() Stream[T] { return k.s }
-
-func keyedInput[K comparable, T any](k KeyedStream[K, T]) dataflow.InputEdge {
-	j := k.s.job
-	return dataflow.InputEdge{
-		From: k.s.node, FromPort: k.s.port, Keyed: true,
-		Exchange: func(x dataflow.ExchangeCtx) any {
-			return &guard[T]{name: x.Name, p: exchange.NewKeyEx[K, T](k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist)}
-		},
-		Wire: func() (dataflow.Wire, error) { return exchange.NewKeyedWire[K, T, struct{}](false) },
-	}
-}
 
 // WindowSpec says how a keyed stream is cut into windows: Tumbling,
 // Sliding, Session or Global.

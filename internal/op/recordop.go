@@ -122,19 +122,3 @@ func newOwnerCheck[K comparable, T any](key func(T) K, rt *partition.Table, inst
 		return nil
 	}
 }
-
-// recordKeyedInput is the edge into a keyed record operator: records go,
-// unchanged, to the owner of their key's group.
-func recordKeyedInput[K comparable, T any](k KeyedStream[K, T]) dataflow.InputEdge {
-	j := k.s.job
-	return dataflow.InputEdge{
-		From: k.s.node, FromPort: k.s.port, Keyed: true,
-		Exchange: func(x dataflow.ExchangeCtx) any {
-			if x.Ordered {
-				return &guard[T]{name: x.Name, p: exchange.NewOrdKeyEx(k.key, x, j.Cfg.BatchSize, k.s.timed)}
-			}
-			return &guard[T]{name: x.Name, p: exchange.NewRouteEx(k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, k.s.timed, x.Dist)}
-		},
-		Wire: func() (dataflow.Wire, error) { return exchange.NewBatchWire[T](j.Cfg.BatchSize, k.s.timed) },
-	}
-}

@@ -9,7 +9,6 @@ import (
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
-	"github.com/weirstream/weir/internal/window"
 )
 
 // keyedEntry is one key's state in a snapshot: its hash, key and value.
@@ -83,43 +82,6 @@ type Watermarked interface {
 
 // wmSuffix names an operator's per-instance watermark blobs.
 const WmSuffix = "#watermark"
-
-func (w *windowTask[K, T, A, R]) Watermark() int64          { return w.wm }
-func (w *windowTask[K, T, A, R]) RestoreWatermark(wm int64) { w.wm = max(w.wm, wm) }
-func (t *joinTask[K, L, R, O]) Watermark() int64            { return t.wm }
-func (t *joinTask[K, L, R, O]) RestoreWatermark(wm int64)   { t.wm = max(t.wm, wm) }
-
-func (w *windowTask[K, T, A, R]) SnapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
-	return snapshotTable(w.table, w.wm, op, groups, out)
-}
-
-func (w *windowTask[K, T, A, R]) RestoreKeyed(blobs [][]byte) error {
-	wm, err := restoreTable(w.table, blobs, func(set *window.Set[A]) {
-		for i := range set.W {
-			w.next = min(w.next, window.Due(&set.W[i], w.spec.Lateness))
-		}
-	})
-	if len(blobs) > 0 {
-		w.wm = max(w.wm, wm)
-	}
-	return err
-}
-
-func (t *joinTask[K, L, R, O]) SnapshotKeyed(op string, groups int, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error) {
-	return snapshotTable(t.table, t.wm, op, groups, out)
-}
-
-func (t *joinTask[K, L, R, O]) RestoreKeyed(blobs [][]byte) error {
-	wm, err := restoreTable(t.table, blobs, func(set *window.Set[joinAcc[L, R]]) {
-		for i := range set.W {
-			t.next = min(t.next, window.Due(&set.W[i], t.spec.Lateness))
-		}
-	})
-	if len(blobs) > 0 {
-		t.wm = max(t.wm, wm)
-	}
-	return err
-}
 
 // processState is the per-key state of one Process instance.
 type processState[K comparable, S any] struct {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -32,7 +31,6 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		func(outs []any) any { return dataflow.Combine[WindowResult[K, R]](outs) },
 		func(outs []any) any { return dataflow.Combine[T](outs) },
 	}
-	n.Inputs = []dataflow.InputEdge{keyedInput(ws.k)}
 	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
 	strat, err := j.Strategy(agg.Merge != nil && ws.spec.Kind != window.Session)
 	if err != nil {
@@ -45,62 +43,13 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	}
 	j.PartStats = append(j.PartStats, st)
 	n.Op += " " + strat.String()
-	key := ws.k.key
 	var micro *prompt.MicroShared[K, T, A]
 	if strat == partition.PKG || strat == partition.Prompt {
-		micro = prompt.NewMicroShared(j, st, strat, key, ws.spec, agg.Init, agg.Add, agg.Merge)
+		micro = prompt.NewMicroShared(j, st, strat, ws.k.key, ws.spec, agg.Init, agg.Add, agg.Merge)
 	}
-	n.Inputs[0].Wire = func() (dataflow.Wire, error) {
-		if strat == partition.PKG || strat == partition.Prompt {
-			return nil, fmt.Errorf("partitioning %s runs in one process; use hash or roundrobin", strat)
-		}
-		return exchange.NewKeyedWire[K, T, A](strat == partition.RoundRobin)
-	}
-	n.Inputs[0].Exchange = func(x dataflow.ExchangeCtx) any {
-		var p dataflow.Pusher[T]
-		switch strat {
-		case partition.Hash:
-			p = exchange.NewKeyEx[K, T](key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist).WithStats(st, x.Sender, x.Senders)
-		case partition.RoundRobin:
-			c := exchange.NewCombineEx[K, T, A](key, x.Routing, x.Outlets, j.Cfg.BatchSize, ws.spec, agg.Init, agg.Add, x.Dist)
-			c.Raw.WithStats(st, x.Sender, x.Senders)
-			if x.From > 0 {
-				// Restored: the combiner does not know the watermark the
-				// window has; its first epoch goes raw, so that the window
-				// decides what is late.
-				c.Off = 1
-			}
-			p = c
-		default:
-			p = prompt.NewMicroEx(micro, x, j)
-		}
-		return &guard[T]{name: x.Name, p: p}
-	}
-	if err := ws.spec.Validate(); err != nil {
-		j.Fail(fmt.Errorf("weir: %s: %w", n.Name, err))
-		return result
-	}
-	if ws.spec.NeedsTime() && !ws.k.s.timed {
-		j.Fail(fmt.Errorf("weir: %s: %s windows need event time; assign it with EventTime", n.Name, ws.spec))
-		return result
-	}
-	if agg.Add == nil {
-		j.Fail(fmt.Errorf("weir: %s: aggregator has no Add", n.Name))
-		return result
-	}
-	if ws.spec.Kind == window.Session && agg.Merge == nil {
-		j.Fail(fmt.Errorf("weir: %s: session windows need an aggregator with Merge", n.Name))
-		return result
-	}
-	if agg.Result == nil {
-		if _, ok := any((*A)(nil)).(*R); !ok {
-			j.Fail(fmt.Errorf("weir: %s: aggregator has no Result and %T is not %T", n.Name, *new(A), *new(R)))
-			return result
-		}
-		agg.Result = func(a A) R { return any(a).(R) }
-	}
-	if ws.late.node != nil {
-		j.Fail(errors.New("weir: a windowed stream can be aggregated only once"))
+	n.Inputs = []dataflow.InputEdge{windowInput(ws, agg, strat, st, micro)}
+	if err := checkAggregate(n.Name, ws, &agg); err != nil {
+		j.Fail(err)
 		return result
 	}
 	ws.late.node = n
@@ -111,17 +60,13 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	j.LateCounters = append(j.LateCounters, dataflow.LateCounter{Name: n.Name, N: late})
 	n.NewTask = func(tc dataflow.TaskCtx, outs []any) (runtime.InputTask, error) {
 		inst := tc.Inst
-		w := &windowTask[K, T, A, R]{
-			name: n.Name, spec: ws.spec, held: *held, agg: agg, size: j.Cfg.BatchSize,
-			out: outs[0].(dataflow.Pusher[WindowResult[K, R]]), late: outs[1].(dataflow.Pusher[T]),
-			next: math.MaxInt64,
-			wm:   progress.NoWatermark, lateCount: late,
-		}
 		table, err := newStore[K, window.Set[A]](j, n.Name, inst)
 		if err != nil {
 			return nil, err
 		}
-		w.table = table
+		w := &windowTask[K, T, A, R]{agg: agg, late: outs[1].(dataflow.Pusher[T]), lateCount: late,
+			windowed: newWindowed[K, A](n.Name, ws.spec, *held, j.Cfg.BatchSize, outs[0].(dataflow.Pusher[WindowResult[K, R]]), table),
+		}
 		if micro != nil {
 			w.micro = prompt.NewMicroTask(micro, inst, prompt.MicroOwner[K, T, A](w), func() int64 { return w.wm })
 		}
@@ -183,20 +128,12 @@ func Count[K comparable, T any](ws WindowedStream[K, T]) Stream[WindowResult[K, 
 }
 
 type windowTask[K comparable, T, A, R any] struct {
-	name      string
-	spec      window.Spec
-	lo, hi    int64              // the times spec can hold
-	held      dataflow.TimeRange // the times results may have
+	windowed[K, A, WindowResult[K, R]]
+	lo, hi    int64 // the times spec can hold
 	agg       Aggregator[T, A, R]
-	size      int
-	out       dataflow.Pusher[WindowResult[K, R]]
 	late      dataflow.Pusher[T]
-	table     keyedStore[K, window.Set[A]]
-	next      int64 // the watermark at which some window needs attention
-	wm        int64
 	tc        window.TumblingCache
 	lateCount *atomic.Int64
-	outB      dataflow.Batch[WindowResult[K, R]]
 	lateB     dataflow.Batch[T]
 	// micro, under the prompt and pkg strategies, is this instance's part
 	// of the micro-batch exchange's rounds, run at every epoch's end.
@@ -243,7 +180,7 @@ func (w *windowTask[K, T, A, R]) Add(r *dataflow.Krec[K, T]) {
 			return
 		}
 		win.Acc = w.agg.Add(win.Acc, r.V)
-		w.next = min(w.next, window.Due(win, spec.Lateness))
+		w.due(win)
 		return
 	}
 	if spec.Kind == window.Tumbling {
@@ -295,7 +232,7 @@ func (w *windowTask[K, T, A, R]) MergeOne(p *exchange.Partial[K, A]) {
 		win.Acc = w.agg.Merge(win.Acc, p.Acc)
 		win.Touch()
 	}
-	w.next = min(w.next, window.Due(win, w.spec.Lateness))
+	w.due(win)
 }
 
 // addTo adds r to the window [start, end).
@@ -304,7 +241,7 @@ func (w *windowTask[K, T, A, R]) addTo(r *dataflow.Krec[K, T], start, end int64)
 	win := set.Get(start, end, w.agg.Init)
 	win.Acc = w.agg.Add(win.Acc, r.V)
 	win.Touch()
-	w.next = min(w.next, window.Due(win, w.spec.Lateness))
+	w.due(win)
 }
 
 func (w *windowTask[K, T, A, R]) toLate(r *dataflow.Krec[K, T]) {
@@ -323,13 +260,14 @@ func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
-	if m.Watermark > w.wm {
-		w.wm = m.Watermark
-	}
-	if w.wm >= w.next {
-		if err := w.fire(); err != nil {
+	err := w.advance(m, func(k K, win *window.Win[A]) error {
+		if err := w.checkHeld(k, win, "result", "has"); err != nil {
 			return err
 		}
+		return w.emit(WindowResult[K, R]{Key: k, Start: win.Start, End: win.End, Value: w.agg.Result(win.Acc)}, win.End-1)
+	})
+	if err != nil {
+		return err
 	}
 	if f, ok := w.table.(flusher); ok {
 		if err := f.Flush(); err != nil {
@@ -340,41 +278,6 @@ func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
 		return err
 	}
 	return w.late.Mark(m)
-}
-
-func (w *windowTask[K, T, A, R]) fire() error {
-	next := int64(math.MaxInt64)
-	var err error
-	w.table.DeleteFunc(func(k K, set *window.Set[A]) bool {
-		n := set.Fire(w.wm, w.spec.Lateness, func(win *window.Win[A]) {
-			if !w.held.Holds(win.End-1) && err == nil {
-				err = fmt.Errorf("weir: %s: the result of window [%d, %d) of key %s has event time %d, outside the range the windows downstream can hold [%d, %d]",
-					w.name, win.Start, win.End, dataflow.ShowRecord(k), win.End-1, w.held.Lo, w.held.Hi)
-			}
-			w.outB.V = append(w.outB.V, WindowResult[K, R]{Key: k, Start: win.Start, End: win.End, Value: w.agg.Result(win.Acc)})
-			w.outB.Ts = append(w.outB.Ts, win.End-1)
-			if len(w.outB.V) >= w.size && err == nil {
-				err = w.Flush()
-			}
-		})
-		next = min(next, n)
-		return len(set.W) == 0
-	})
-	w.next = next
-	if err != nil {
-		return err
-	}
-	return w.Flush()
-}
-
-func (w *windowTask[K, T, A, R]) Flush() error {
-	if len(w.outB.V) == 0 {
-		return nil
-	}
-	err := w.out.Push(&w.outB)
-	clear(w.outB.V)
-	w.outB.V, w.outB.Ts = w.outB.V[:0], w.outB.Ts[:0]
-	return err
 }
 
 // newKeyedTable makes the state table of a keyed operator. String keys are
@@ -391,4 +294,31 @@ func newKeyedTable[K comparable, V any]() *state.Table[K, V] {
 		})
 	}
 	return t
+}
+
+// checkAggregate fails an aggregation that cannot run, and gives agg a
+// Result if it has none and its accumulator is the result.
+func checkAggregate[K comparable, T, A, R any](name string, ws WindowedStream[K, T], agg *Aggregator[T, A, R]) error {
+	if err := ws.spec.Validate(); err != nil {
+		return fmt.Errorf("weir: %s: %w", name, err)
+	}
+	if ws.spec.NeedsTime() && !ws.k.s.timed {
+		return fmt.Errorf("weir: %s: %s windows need event time; assign it with EventTime", name, ws.spec)
+	}
+	if agg.Add == nil {
+		return fmt.Errorf("weir: %s: aggregator has no Add", name)
+	}
+	if ws.spec.Kind == window.Session && agg.Merge == nil {
+		return fmt.Errorf("weir: %s: session windows need an aggregator with Merge", name)
+	}
+	if agg.Result == nil {
+		if _, ok := any((*A)(nil)).(*R); !ok {
+			return fmt.Errorf("weir: %s: aggregator has no Result and %T is not %T", name, *new(A), *new(R))
+		}
+		agg.Result = func(a A) R { return any(a).(R) }
+	}
+	if ws.late.node != nil {
+		return errors.New("weir: a windowed stream can be aggregated only once")
+	}
+	return nil
 }

@@ -1,0 +1,137 @@
+package op
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// SourceOf adds a source to the graph.
+func SourceOf[T any](j *dataflow.Graph, name string, src dataflow.Input[T], opts ...dataflow.Option) Stream[T] {
+	c := dataflow.OpOptions(opts)
+	if c.Name != "" {
+		name = c.Name
+	}
+	n := j.Add(&dataflow.Node{Name: name, Op: "source", Kind: plan.Source, Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[T]()})
+	n.Params, n.Source = "of "+dataflow.TypeList(reflect.TypeFor[T]()), dataflow.Identify(src)
+	if c, ok := src.(dataflow.Counted); ok {
+		j.Counted = append(j.Counted, c)
+	}
+	n.NewSource = func(tc dataflow.TaskCtx, outs []any) (runtime.SourceTask, error) {
+		r, err := src.Open(dataflow.SourceContext{Instance: tc.Inst, Parallelism: tc.Par})
+		if err != nil {
+			return nil, err
+		}
+		return &sourceTask[T]{r: r, out: outs[0].(dataflow.Pusher[T]), units: tc.Units}, nil
+	}
+	if rec, ok := src.(dataflow.Recoverable); ok {
+		n.RecoverInput = rec.Recover
+	}
+	return Stream[T]{job: j, node: n}
+}
+
+type sourceTask[T any] struct {
+	r    dataflow.Reader[T]
+	out  dataflow.Pusher[T]
+	b    dataflow.Batch[T]
+	rest []T   // records of the last Read not pushed yet
+	err  error // error of the last Read, returned once rest is pushed
+	// units, in an ordered job, numbers the batches pushed: one unit each.
+	units *dataflow.UnitCtx
+	unit  int64
+	// read is the length of the last Read's batch; after, in a job with
+	// checkpoints, runs once the source has passed a marker.
+	read int
+	// pushed counts the records pushed, saved with the position so that
+	// a restored job counts what came before.
+	pushed int64
+	after  func(progress.Marker) error
+}
+
+// Position is where the source stands: after the records it has pushed.
+func (s *sourceTask[T]) Position() ([]byte, error) {
+	r, ok := s.r.(dataflow.Seekable)
+	if !ok {
+		return nil, fmt.Errorf("weir: the reader %T cannot be checkpointed: it does not implement weir.Seekable", s.r)
+	}
+	return r.Position(s.read - len(s.rest))
+}
+
+// SeekSplits resumes the source at the unread records of a run with
+// another parallelism.
+func (s *sourceTask[T]) SeekSplits(pos [][]byte) error {
+	r, ok := s.r.(dataflow.Rescalable)
+	if !ok {
+		return fmt.Errorf("weir: the reader %T cannot resume a run with another parallelism: it does not implement weir.Rescalable", s.r)
+	}
+	return r.SeekSplits(pos)
+}
+
+func (s *sourceTask[T]) SetAfter(f func(progress.Marker) error) { s.after = f }
+
+func (s *sourceTask[T]) Count() int64 { return s.pushed }
+
+// Seek resumes the source at a saved position.
+func (s *sourceTask[T]) Seek(pos []byte) error {
+	r, ok := s.r.(dataflow.Seekable)
+	if !ok {
+		return fmt.Errorf("weir: the reader %T cannot be checkpointed: it does not implement weir.Seekable", s.r)
+	}
+	return r.Seek(pos)
+}
+
+func (s *sourceTask[T]) Poll(limit int) (int, error) {
+	if len(s.rest) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		s.rest, s.err = s.r.Read()
+		s.read = len(s.rest)
+		if errors.Is(s.err, io.EOF) {
+			s.err = runtime.ErrEndOfInput
+		}
+		if len(s.rest) == 0 {
+			err := s.err
+			s.err = nil
+			if err == nil {
+				return 0, nil
+			}
+			s.err = err // keep returning it
+			return 0, err
+		}
+	}
+	n := len(s.rest)
+	if limit > 0 && n > limit {
+		n = limit
+	}
+	s.b.V, s.b.Sel = s.rest[:n:n], nil
+	s.rest = s.rest[n:]
+	s.pushed += int64(n)
+	if err := s.out.Push(&s.b); err != nil {
+		return n, err
+	}
+	if s.units != nil {
+		s.units.Unit = s.unit
+		s.unit++
+		return n, s.units.End()
+	}
+	return n, nil
+}
+
+func (s *sourceTask[T]) Mark(m progress.Marker) error {
+	if err := s.out.Mark(m); err != nil {
+		return err
+	}
+	if s.after != nil {
+		return s.after(m)
+	}
+	return nil
+}
+
+func (s *sourceTask[T]) Close() error { return s.r.Close() }
