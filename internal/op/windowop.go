@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/weirstream/weir/internal/dataflow"
@@ -45,7 +46,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	n.Op += " " + strat.String()
 	var micro *prompt.MicroShared[K, T, A]
 	if strat == partition.PKG || strat == partition.Prompt {
-		micro = prompt.NewMicroShared(j, st, strat, ws.k.key, ws.spec, agg.Init, agg.Add, agg.Merge)
+		micro = prompt.NewMicroShared(j, st, strat, ws.k.key, ws.spec, agg.Init, agg.Add, agg.Merge, time.Now)
 	}
 	n.Inputs = []dataflow.InputEdge{windowInput(ws, agg, strat, st, micro)}
 	if err := checkAggregate(n.Name, ws, &agg); err != nil {

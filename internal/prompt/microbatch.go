@@ -60,7 +60,9 @@ type MicroShared[K comparable, T, A any] struct {
 	hash     func(K) uint64
 	// rt routes the records a reducer does not take to the owners of
 	// their key groups.
-	rt       *partition.Table
+	rt *partition.Table
+	// now is the clock (time.Now in a job).
+	now      func() time.Time
 	stats    *exchange.EdgeStats
 	interval time.Duration // time-based epochs: the elastic controller's yardstick
 
@@ -136,12 +138,15 @@ type mpart[A any] struct {
 	acc        A
 }
 
+// NewMicroShared returns the rounds of one keyed aggregation, shared by
+// its senders and reducers; now is the clock that times the epochs'
+// processing, for the elastic task count.
 func NewMicroShared[K comparable, T, A any](j *dataflow.Graph, st *exchange.EdgeStats, strategy partition.Strategy, key func(T) K,
-	spec window.Spec, init func() A, add func(A, T) A, merge func(A, A) A) *MicroShared[K, T, A] {
+	spec window.Spec, init func() A, add func(A, T) A, merge func(A, A) A, now func() time.Time) *MicroShared[K, T, A] {
 	h := exchange.KeyHasher[K](j.StableHash())
 	x := &MicroShared[K, T, A]{
 		strategy: strategy, spec: spec, init: init, add: add, merge: merge,
-		key: key, hash: h, stats: st,
+		key: key, hash: h, stats: st, now: now,
 		index: state.NewTable[K, int32](0),
 	}
 	if strategy == partition.Prompt && j.Cfg.EpochRecords == 0 {
@@ -210,7 +215,7 @@ func (e *microEx[K, T, A]) newDeposit() *deposit[K, T] {
 func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 	var t0 time.Time
 	if e.timing {
-		t0 = time.Now()
+		t0 = e.x.now()
 	}
 	if b.Sel != nil {
 		for _, i := range b.Sel {
@@ -222,7 +227,7 @@ func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 		}
 	}
 	if e.timing {
-		e.busy += time.Since(t0)
+		e.busy += e.x.now().Sub(t0)
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func (t *MicroTask[K, T, A]) Run(m progress.Marker) error {
 		return err
 	}
 	t.own()
-	now := time.Now().UnixNano()
+	now := x.now().UnixNano()
 	for {
 		f := x.finish.Load()
 		if f >= now || x.finish.CompareAndSwap(f, now) {
@@ -74,7 +74,7 @@ func (t *MicroTask[K, T, A]) Run(m progress.Marker) error {
 // lead takes the deposits the aligned marker m completes, merges their
 // statistics into global key numbers and plans the round.
 func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
-	now := time.Now()
+	now := x.now()
 	if x.elastic != nil {
 		// An epoch's processing time: the longest any sender spent
 		// buffering it, plus the last round's plan, map and reduce.
