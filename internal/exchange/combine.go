@@ -35,7 +35,9 @@ import (
 // with one comparison, without hashing. Everything is forgotten at the
 // epoch's end, so the combiner never keeps input buffers alive.
 type combineEx[K comparable, T, A any] struct {
-	Raw     *KeyEx[K, T]
+	Raw     *KeyEx[K, T] // sends raw records, and the partials' routing and statistics
+	key     func(T) K
+	hash    func(K) uint64
 	spec    window.Spec
 	init    func() A
 	add     func(A, T) A
@@ -94,6 +96,7 @@ func NewCombineEx[K comparable, T, A any](key func(T) K, rt *partition.Table, ou
 	spec window.Spec, init func() A, add func(A, T) A, dist bool) *combineEx[K, T, A] {
 	c := &combineEx[K, T, A]{
 		Raw:   NewKeyEx(key, rt, outlets, size, dist),
+		key:   key,
 		spec:  spec,
 		init:  init,
 		add:   add,
@@ -101,6 +104,7 @@ func NewCombineEx[K comparable, T, A any](key func(T) K, rt *partition.Table, ou
 		wm:    progress.NoWatermark,
 		size:  size,
 	}
+	c.hash = c.Raw.hash // one hasher: it keeps scratch space, and this goroutine is its only user
 	if reflect.TypeFor[K]().Kind() == reflect.String {
 		c.strKeys = true
 		c.cache = new([cacheSlots]strEntry)
@@ -144,9 +148,7 @@ func (c *combineEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 		}
 	}
 	c.records += n
-	if c.Raw.st != nil {
-		c.Raw.recv += int64(b.Len())
-	}
+	c.Raw.received(b.Len())
 	return nil
 }
 
@@ -175,7 +177,7 @@ func (c *combineEx[K, T, A]) Entry(k K) *window.Set[A] {
 
 // lookup finds or adds k among the epoch's keys.
 func (c *combineEx[K, T, A]) lookup(k K) int32 {
-	h := c.Raw.hash(k)
+	h := c.hash(k)
 	n := c.index.Len()
 	idx := c.index.Upsert(h, k)
 	if c.index.Len() > n {
@@ -206,7 +208,7 @@ func (c *combineEx[K, T, A]) One(b *dataflow.Batch[T], i int) (bool, error) {
 			return false, c.Raw.One(b, i)
 		}
 		v := b.V[i]
-		set := c.Entry(c.Raw.key(v))
+		set := c.Entry(c.key(v))
 		w := set.Get(start, end, c.init)
 		w.Acc = c.add(w.Acc, v)
 		return true, nil
@@ -221,7 +223,7 @@ func (c *combineEx[K, T, A]) One(b *dataflow.Batch[T], i int) (bool, error) {
 		return false, c.Raw.One(b, i)
 	}
 	v := b.V[i]
-	set := c.Entry(c.Raw.key(v))
+	set := c.Entry(c.key(v))
 	spec.Assign(ts, func(start, end int64) {
 		w := set.Get(start, end, c.init)
 		w.Acc = c.add(w.Acc, v)
@@ -234,14 +236,12 @@ func (c *combineEx[K, T, A]) Mark(m progress.Marker) error {
 	for i, k := range c.keys {
 		h := c.hashes[i]
 		set := &c.sets[i]
-		t := e.rt.Route(h)
+		t := e.owner(h)
 		for _, w := range set.W {
 			p := c.cur[t]
 			p.Recs = append(p.Recs, Partial[K, A]{H: h, K: k, Start: w.Start, End: w.End, Acc: w.Acc})
 			c.partial++
-			if e.sent != nil {
-				e.sent[t]++
-			}
+			e.countSent(t)
 			if len(p.Recs) >= c.size {
 				if err := c.Flush(int(t)); err != nil {
 					return err
@@ -286,5 +286,5 @@ func (c *combineEx[K, T, A]) Flush(t int) error {
 		return nil
 	}
 	c.cur[t] = c.pool.Get().(*Pbatch[K, A])
-	return c.Raw.Outlets[t].Send(p)
+	return c.Raw.sendTo(t, p)
 }

@@ -163,10 +163,8 @@ func (e *KeyEx[K, T]) One(b *dataflow.Batch[T], i int) error {
 
 // send appends a record whose key and hash are known to its owner's batch.
 func (e *KeyEx[K, T]) send(h uint64, k K, ts int64, v T) error {
-	t := e.rt.Route(h)
-	if e.sent != nil {
-		e.sent[t]++
-	}
+	t := e.owner(h)
+	e.countSent(t)
 	c := e.cur[t]
 	c.Recs = append(c.Recs, dataflow.Krec[K, T]{H: h, Ts: ts, K: k, V: v})
 	if len(c.Recs) >= e.size {
@@ -209,3 +207,23 @@ func mustRoute(rt *partition.Table, outlets []runtime.Outlet) {
 		panic(fmt.Sprintf("weir: a keyed exchange routes by a %v to %d instances", rt, len(outlets)))
 	}
 }
+
+// owner returns the instance that owns the key hashed h.
+func (e *KeyEx[K, T]) owner(h uint64) int { return e.rt.Route(h) }
+
+// countSent counts a message sent to instance t, with statistics.
+func (e *KeyEx[K, T]) countSent(t int) {
+	if e.sent != nil {
+		e.sent[t]++
+	}
+}
+
+// received counts n records the sender received, with statistics.
+func (e *KeyEx[K, T]) received(n int) {
+	if e.st != nil {
+		e.recv += int64(n)
+	}
+}
+
+// sendTo sends msg, a batch, to instance t.
+func (e *KeyEx[K, T]) sendTo(t int, msg any) error { return e.Outlets[t].Send(msg) }
