@@ -88,3 +88,34 @@ type WindowResult[K comparable, R any] = op.WindowResult[K, R]
 // merges. Merge must therefore be associative, and the result must not
 // depend on how records were split between accumulators.
 type Aggregator[T, A, R any] = op.Aggregator[T, A, R]
+
+// Aggregate folds each window of each key with agg. Records later than the
+// allowed lateness go to ws.Late().
+func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregator[T, A, R]) Stream[WindowResult[K, R]] {
+	return op.Aggregate[K, T, A, R](ws, agg)
+}
+
+// Reduce combines the records of each window of each key with f. The
+// order in which records reach f is not defined (instances run in parallel
+// and records are pre-aggregated before the exchange), so f must be
+// associative and commutative.
+func Reduce[K comparable, T any](ws WindowedStream[K, T], f func(a, b T) T) Stream[WindowResult[K, T]] {
+	return op.Reduce[K, T](ws, f)
+}
+
+// Count counts the records of each window of each key.
+func Count[K comparable, T any](ws WindowedStream[K, T]) Stream[WindowResult[K, int64]] {
+	return op.Count[K, T](ws)
+}
+
+// Join joins two keyed streams over windows: when a window fires, f is
+// called for every pair of a left and a right record with the same key in
+// that window (an inner join), and its results form the output. Tumbling,
+// sliding and global windows are supported. Records later than the allowed
+// lateness are counted in Metrics().Late. With AllowedLateness, a record
+// that arrives after its window fired makes the window fire again with all
+// its pairs, including those already emitted (as Flink's window join
+// does): downstream operators see those pairs twice.
+func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w WindowSpec, f func(key K, l L, r R) O, opts ...WindowOption) Stream[O] {
+	return op.Join[K, L, R, O](l, r, w, f, opts...)
+}

@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 
@@ -117,3 +118,107 @@ func KeyedStateIn(b StateBackend) JobOption {
 func Partitioning(name string) JobOption {
 	return dataflow.Partitioning(name)
 }
+
+// Cluster makes the job process self of a distributed job whose processes
+// listen at peers (host:port, by process index). Every process runs the
+// same program with the same options; each runs Workers instances of
+// every parallel operator, so a region's parallelism is Workers times the
+// number of processes, and one-instance operators (sinks, say) run on
+// process 0. Processes connect to each other directly; none is special.
+// Each process listens at its own address in peers, on the addresses of
+// its machine that the host resolves to (not on every interface).
+// secret must be the same on every process (it is never sent). A
+// connection that does not prove the secret is logged and dropped while
+// the processes wait for each other (MeshTimeout); a peer that proves it
+// but runs a different binary, plan or options fails the job on both
+// sides with an error that names the first difference. Partitioning
+// strategies pkg and prompt run in one process only.
+func Cluster(self int, peers []string, secret string) JobOption {
+	return dataflow.Cluster(self, peers, secret)
+}
+
+// ClusterTLS makes the connections of a distributed job mutual TLS 1.3:
+// cfg.Certificates[0] is this process's certificate, presented to the
+// peers it dials and to those that dial it, and cfg.RootCAs the CA pool
+// that every peer's certificate must chain to (a certificate of the
+// job's CA admits a process; host names are not checked). A peer without
+// such a certificate is dropped like one without the secret, which is
+// still proven inside TLS. Weir sets the TLS version and client
+// authentication itself. LoadClusterTLS reads cfg from PEM files.
+func ClusterTLS(cfg *tls.Config) JobOption {
+	return dataflow.ClusterTLS(cfg)
+}
+
+// LoadClusterTLS reads the configuration of ClusterTLS from PEM files:
+// this process's certificate and key, and the CA certificates. An
+// unreadable or invalid file, a key that is not the certificate's, and a
+// certificate that is not valid now or not of the CA are refused with an
+// error that names the file.
+func LoadClusterTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
+	return dataflow.LoadClusterTLS(certFile, keyFile, caFile)
+}
+
+// MeshTimeout sets how long the processes of a distributed job wait for
+// each other to connect (default 30 s); a non-positive d keeps the
+// default.
+func MeshTimeout(d time.Duration) JobOption {
+	return dataflow.MeshTimeout(d)
+}
+
+// Checkpoints makes the job save its state every `every` epochs into the
+// directory dir (shared by the job's processes), and start from the
+// latest complete checkpoint found there. A checkpoint is taken at epoch
+// boundaries every process knows in advance: each source records its
+// position, and each operator instance saves its state by key group, when
+// it passes the first marker at or after a multiple of every; a process
+// writes its part once all its tasks have, and the checkpoint is complete
+// when every process's part is in (recorded by a manifest). The last keep
+// complete checkpoints are kept. dir must not be empty, and every and
+// keep must be at least 1.
+//
+// A job with checkpoints restarts from its latest complete checkpoint with
+// exactly-once results: windows, joins, Process, EventTime and outputs
+// that implement Checkpointed (Collect does) save their state; readers
+// must implement Seekable (every built-in one does). Functions that keep
+// state of their own (Stateful, KeyedState, or undeclared) cannot be
+// saved: such a job is refused.
+//
+// FromCheckpoint starts the job from a chosen checkpoint instead.
+func Checkpoints(dir string, every, keep int) JobOption {
+	return dataflow.Checkpoints(dir, every, keep)
+}
+
+// FromCheckpoint starts a job with checkpoints from the checkpoint in
+// directory chk (a chk-N directory of some checkpoint directory), which
+// may have been taken with other Workers or another number of processes:
+// keyed state is redistributed by key group, and sources resume their
+// unread records over the new readers (weir.Rescalable). Checkpoints newer
+// than it in the job's own checkpoint directory are discarded. It needs
+// Checkpoints (given before or after it).
+func FromCheckpoint(chk string) JobOption {
+	return dataflow.FromCheckpoint(chk)
+}
+
+// Checkpointed is an Output whose state is saved in checkpoints, which
+// makes it exactly-once: after a restart it holds what it held at the
+// checkpoint, and the records after it come again.
+type Checkpointed = dataflow.Checkpointed
+
+// TwoPhase is an Output whose writes leave the job as it runs but become
+// visible only with the checkpoints that cover them, which makes it
+// exactly-once (file.Parts is one). In a job with checkpoints:
+//
+//   - Prepare(n) seals, durably but not visibly, what was written since
+//     the last Prepare, as checkpoint n's; its note is saved in the
+//     checkpoint.
+//   - Commit(n, note) makes what checkpoints up to n sealed visible, once
+//     checkpoint n is complete. After a restart from checkpoint n it is
+//     called again with the same n and note, so it must be idempotent.
+//   - Recover(n) runs before a job restarted from checkpoint n (0: from
+//     the start) writes anything: it discards what was written or sealed
+//     after n, which the job is about to write again.
+//
+// Close (at the end of a job that finished) makes everything visible.
+// Without checkpoints, a TwoPhase output is a plain one: what Close makes
+// visible is everything.
+type TwoPhase = dataflow.TwoPhase
