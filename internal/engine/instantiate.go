@@ -28,67 +28,101 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	if err := j.recoverInputs(pl); err != nil {
 		return err
 	}
-	par := map[int]int{}
-	for _, pn := range p.Nodes {
-		par[pn.ID] = pn.Parallelism
+	w := newWiring(j, p, rt, pl, net)
+	w.makeInboxes()
+	if err := w.connect(); err != nil {
+		return err
 	}
-	// Inboxes of the local instances of task heads that are not sources.
-	inboxes := map[int][]*runtime.Inbox{}
-	for _, t := range p.Tasks {
-		n := j.Nodes[t.Head]
+	for ti, t := range p.Tasks {
+		for inst := 0; inst < t.Parallelism; inst++ {
+			if !pl.local(inst, t.Parallelism) {
+				continue
+			}
+			if err := w.start(ti, t, inst); err != nil {
+				for _, st := range w.opened {
+					st.Close() // readers opened so far
+				}
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// wiring is what instantiate works from: the plan, where instances run,
+// and the inboxes, slots and wires made so far.
+type wiring struct {
+	j   *Job
+	p   *plan.Physical
+	rt  *runtime.Runtime
+	pl  placement
+	net transport.Network
+	par map[int]int // node -> parallelism
+	// inboxes of the local instances of task heads that are not sources
+	inboxes   map[int][]*runtime.Inbox
+	slots     map[slotKey]runtime.Outlet
+	wires     map[int]dataflow.Wire
+	outEdges  map[[2]int][]int // (node, port) -> edge indices
+	hasRemote map[int]bool     // task index -> has a non-fused out edge
+	inEdge    map[int]plan.Edge
+	opened    []runtime.SourceTask // readers opened, closed again if a later one fails
+}
+
+// slotKey is a receiver's slot for one sender over one edge.
+type slotKey struct{ edge, recv, send int }
+
+func newWiring(j *Job, p *plan.Physical, rt *runtime.Runtime, pl placement, net transport.Network) *wiring {
+	w := &wiring{j: j, p: p, rt: rt, pl: pl, net: net, par: map[int]int{}, inboxes: map[int][]*runtime.Inbox{},
+		slots: map[slotKey]runtime.Outlet{}, wires: map[int]dataflow.Wire{}, outEdges: map[[2]int][]int{},
+		hasRemote: map[int]bool{}, inEdge: map[int]plan.Edge{}}
+	for _, pn := range p.Nodes {
+		w.par[pn.ID] = pn.Parallelism
+	}
+	for ei, e := range p.Edges {
+		w.outEdges[[2]int{e.From, e.FromPort}] = append(w.outEdges[[2]int{e.From, e.FromPort}], ei)
+		w.inEdge[e.To] = e // the input edge of a one-input node
+		if !e.Fused {
+			w.hasRemote[p.TaskOf[e.From]] = true
+		}
+	}
+	return w
+}
+
+func (w *wiring) makeInboxes() {
+	for _, t := range w.p.Tasks {
+		n := w.j.Nodes[t.Head]
 		if n.Kind == plan.Source {
 			continue
 		}
-		inboxes[n.Id] = make([]*runtime.Inbox, t.Parallelism)
+		w.inboxes[n.Id] = make([]*runtime.Inbox, t.Parallelism)
 		for i := 0; i < t.Parallelism; i++ {
-			if pl.local(i, t.Parallelism) {
-				inboxes[n.Id][i] = rt.NewInbox(n.Name, i, j.Cfg.QueueDepth)
+			if w.pl.local(i, t.Parallelism) {
+				w.inboxes[n.Id][i] = w.rt.NewInbox(n.Name, i, w.j.Cfg.QueueDepth)
 			}
 		}
 	}
-	// Every local receiver registers a slot for each of its senders, in
-	// the senders' order (an ordered task reads them by index); a remote
-	// sender's slot is fed by a pump from the network.
-	type slotKey struct{ edge, recv, send int }
-	slots := map[slotKey]runtime.Outlet{}
-	wires := map[int]dataflow.Wire{}
-	edgeWire := func(ei int, e plan.Edge) (dataflow.Wire, error) {
-		if w, ok := wires[ei]; ok {
-			return w, nil
-		}
-		w, err := j.Nodes[e.To].Inputs[e.Port].Wire()
-		if err != nil {
-			return nil, fmt.Errorf("weir: %s cannot cross processes: %w", j.Nodes[e.To].Name, err)
-		}
-		wires[ei] = w
-		return w, nil
-	}
-	senders := func(e plan.Edge, recv int) (lo, hi int) {
-		if e.Exchange == plan.Forward {
-			return recv, recv + 1
-		}
-		return 0, par[e.From]
-	}
-	outEdges := map[[2]int][]int{} // (node, port) -> edge indices
-	hasRemote := map[int]bool{}    // task index -> has a non-fused out edge
-	for ei, e := range p.Edges {
-		outEdges[[2]int{e.From, e.FromPort}] = append(outEdges[[2]int{e.From, e.FromPort}], ei)
+}
+
+// connect registers, for every local receiver, a slot for each of its
+// senders, in the senders' order (an ordered task reads them by index); a
+// remote sender's slot is fed by a pump from the network.
+func (w *wiring) connect() error {
+	for ei, e := range w.p.Edges {
 		if e.Fused {
 			continue
 		}
-		hasRemote[p.TaskOf[e.From]] = true
-		for r, in := range inboxes[e.To] {
+		for r, in := range w.inboxes[e.To] {
 			if in == nil {
 				continue
 			}
-			lo, hi := senders(e, r)
+			lo, hi := w.senders(e, r)
 			for s := lo; s < hi; s++ {
 				slot := in.Sender(e.Port)
-				if pl.local(s, par[e.From]) {
-					slots[slotKey{ei, r, s}] = slot
+				if w.pl.local(s, w.par[e.From]) {
+					w.slots[slotKey{ei, r, s}] = slot
 					continue
 				}
-				w, err := edgeWire(ei, e)
+				wire, err := w.edgeWire(ei, e)
 				if err != nil {
 					return err
 				}
@@ -96,151 +130,177 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 				if err != nil {
 					return err
 				}
-				from := fmt.Sprintf("%s#%d from process %d", j.Nodes[e.To].Name, r, pl.proc(s, par[e.From]))
-				rt.AddService(from, exchange.Pump(w, net.Receiver(ch, pl.proc(s, par[e.From])), slot, from))
+				proc := w.pl.proc(s, w.par[e.From])
+				from := fmt.Sprintf("%s#%d from process %d", w.j.Nodes[e.To].Name, r, proc)
+				w.rt.AddService(from, exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from))
 			}
 		}
 	}
-	// outlet is the way from sender instance s to receiver r over edge ei.
-	outlet := func(ei, s, r int) (runtime.Outlet, error) {
-		e := p.Edges[ei]
-		if o, ok := slots[slotKey{ei, r, s}]; ok {
-			return o, nil
-		}
-		w, err := edgeWire(ei, e)
-		if err != nil {
-			return runtime.Outlet{}, err
-		}
-		ch, err := exchange.ChannelID(ei, s, r)
-		if err != nil {
-			return runtime.Outlet{}, err
-		}
-		to := pl.proc(r, par[e.To])
-		return runtime.RemoteOutlet(&exchange.RemoteOutlet{W: w, S: net.Sender(ch, to), Name: j.Nodes[e.To].Name, Bytes: &j.wireBytes}), nil
+	return nil
+}
+
+// edgeWire returns the wire format of edge ei, made once.
+func (w *wiring) edgeWire(ei int, e plan.Edge) (dataflow.Wire, error) {
+	if wire, ok := w.wires[ei]; ok {
+		return wire, nil
 	}
-	var build func(id int, tc dataflow.TaskCtx) (any, error)
-	outputs := func(id int, tc dataflow.TaskCtx) ([]any, error) {
-		inst := tc.Inst
-		n := j.Nodes[id]
-		outs := make([]any, len(n.Ports))
-		for port := range n.Ports {
-			var cons []any
-			for _, ei := range outEdges[[2]int{id, port}] {
-				e := p.Edges[ei]
-				if e.Fused {
-					c, err := build(e.To, tc)
-					if err != nil {
-						return nil, err
-					}
-					cons = append(cons, c)
-					continue
-				}
-				var recvs []int
-				switch e.Exchange {
-				case plan.Forward:
-					recvs = []int{inst}
-				case plan.Gather:
-					recvs = []int{0}
-				default:
-					for r := 0; r < par[e.To]; r++ {
-						recvs = append(recvs, r)
-					}
-				}
-				outlets := make([]runtime.Outlet, len(recvs))
-				for i, r := range recvs {
-					o, err := outlet(ei, inst, r)
-					if err != nil {
-						return nil, err
-					}
-					outlets[i] = o
-				}
-				recv := j.Nodes[e.To]
-				cons = append(cons, recv.Inputs[e.Port].Exchange(dataflow.ExchangeCtx{
-					Ex: e.Exchange, Outlets: outlets, Name: recv.Name,
-					Sender: inst, Senders: par[id], Done: rt.Done(),
-					Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: j.StableHash(), From: tc.From, Routing: j.Routing(len(outlets)),
-				}))
+	wire, err := w.j.Nodes[e.To].Inputs[e.Port].Wire()
+	if err != nil {
+		return nil, fmt.Errorf("weir: %s cannot cross processes: %w", w.j.Nodes[e.To].Name, err)
+	}
+	w.wires[ei] = wire
+	return wire, nil
+}
+
+// senders returns the sender instances [lo, hi) of receiver recv over e.
+func (w *wiring) senders(e plan.Edge, recv int) (lo, hi int) {
+	if e.Exchange == plan.Forward {
+		return recv, recv + 1
+	}
+	return 0, w.par[e.From]
+}
+
+// receivers returns the receiver instances sender inst sends to over e.
+func (w *wiring) receivers(e plan.Edge, inst int) []int {
+	switch e.Exchange {
+	case plan.Forward:
+		return []int{inst}
+	case plan.Gather:
+		return []int{0}
+	}
+	recvs := make([]int, w.par[e.To])
+	for r := range recvs {
+		recvs[r] = r
+	}
+	return recvs
+}
+
+// outlet is the way from sender instance s to receiver r over edge ei.
+func (w *wiring) outlet(ei, s, r int) (runtime.Outlet, error) {
+	e := w.p.Edges[ei]
+	if o, ok := w.slots[slotKey{ei, r, s}]; ok {
+		return o, nil
+	}
+	wire, err := w.edgeWire(ei, e)
+	if err != nil {
+		return runtime.Outlet{}, err
+	}
+	ch, err := exchange.ChannelID(ei, s, r)
+	if err != nil {
+		return runtime.Outlet{}, err
+	}
+	to := w.pl.proc(r, w.par[e.To])
+	return runtime.RemoteOutlet(&exchange.RemoteOutlet{W: wire, S: w.net.Sender(ch, to), Name: w.j.Nodes[e.To].Name, Bytes: &w.j.wireBytes}), nil
+}
+
+// outputs makes the consumers of node id's output ports for one
+// instance: the fused operators after it, made with it, and the senders
+// of its exchanges.
+func (w *wiring) outputs(id int, tc dataflow.TaskCtx) ([]any, error) {
+	n := w.j.Nodes[id]
+	outs := make([]any, len(n.Ports))
+	for port := range n.Ports {
+		var cons []any
+		for _, ei := range w.outEdges[[2]int{id, port}] {
+			c, err := w.consumer(ei, id, tc)
+			if err != nil {
+				return nil, err
 			}
-			outs[port] = n.Ports[port](cons)
+			cons = append(cons, c)
 		}
-		return outs, nil
+		outs[port] = n.Ports[port](cons)
 	}
-	build = func(id int, tc dataflow.TaskCtx) (any, error) {
-		outs, err := outputs(id, tc)
+	return outs, nil
+}
+
+// consumer makes what node id's instance pushes into over edge ei.
+func (w *wiring) consumer(ei, id int, tc dataflow.TaskCtx) (any, error) {
+	e := w.p.Edges[ei]
+	if e.Fused {
+		outs, err := w.outputs(e.To, tc)
 		if err != nil {
 			return nil, err
 		}
-		return j.Nodes[id].NewOp(tc, outs)
+		return w.j.Nodes[e.To].NewOp(tc, outs)
 	}
-	inEdge := map[int]plan.Edge{} // the input edge of a one-input node
-	for _, e := range p.Edges {
-		inEdge[e.To] = e
-	}
-	// Readers opened so far, closed again if a later one fails to open.
-	var opened []runtime.SourceTask
-	fail := func(err error) error {
-		for _, st := range opened {
-			st.Close()
+	recvs := w.receivers(e, tc.Inst)
+	outlets := make([]runtime.Outlet, len(recvs))
+	for i, r := range recvs {
+		o, err := w.outlet(ei, tc.Inst, r)
+		if err != nil {
+			return nil, err
 		}
+		outlets[i] = o
+	}
+	recv := w.j.Nodes[e.To]
+	return recv.Inputs[e.Port].Exchange(dataflow.ExchangeCtx{
+		Ex: e.Exchange, Outlets: outlets, Name: recv.Name,
+		Sender: tc.Inst, Senders: w.par[id], Done: w.rt.Done(),
+		Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: w.j.StableHash(), From: tc.From, Routing: w.j.Routing(len(outlets)),
+	}), nil
+}
+
+// taskCtx is what instance inst of task t is made with, and the list its
+// operators' saved state goes into.
+func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.SnapEntry) {
+	n := w.j.Nodes[t.Head]
+	tc := dataflow.TaskCtx{Inst: inst, Par: t.Parallelism}
+	snaps := new([]dataflow.SnapEntry)
+	if c := w.j.coord; c != nil {
+		tc.Snaps, tc.From = snaps, c.from
+		tc.Commits = func(out dataflow.TwoPhase, op string, inst int) (any, error) {
+			return c.recoverCommitter(out, op, inst)
+		}
+	}
+	if w.p.Ordered[n.Id] {
+		tc.Units = &dataflow.UnitCtx{}
+		if e, ok := w.inEdge[n.Id]; ok && e.Ordered && len(n.Inputs) == 1 {
+			tc.Recv = &dataflow.OrdRecv{First: 0, Step: 1, Senders: w.par[e.From], Whole: e.Whole, KeepSeq: !w.p.Whole[n.Id]}
+			if e.Exchange == plan.Rebalance {
+				tc.Recv.First, tc.Recv.Step = int64(inst), int64(t.Parallelism)
+			}
+		}
+	}
+	return tc, snaps
+}
+
+// start makes instance inst of task t (the ti-th) and adds it to the
+// runtime, as a source or as a task reading its inbox.
+func (w *wiring) start(ti int, t plan.Task, inst int) error {
+	j, n := w.j, w.j.Nodes[t.Head]
+	terminal := !w.hasRemote[ti]
+	tc, snaps := w.taskCtx(t, inst)
+	outs, err := w.outputs(n.Id, tc)
+	if err != nil {
 		return err
 	}
-	for ti, t := range p.Tasks {
-		n := j.Nodes[t.Head]
-		terminal := !hasRemote[ti]
-		for inst := 0; inst < t.Parallelism; inst++ {
-			if !pl.local(inst, t.Parallelism) {
-				continue
-			}
-			tc := dataflow.TaskCtx{Inst: inst, Par: t.Parallelism}
-			var snaps []dataflow.SnapEntry
-			if c := j.coord; c != nil {
-				tc.Snaps, tc.From = &snaps, c.from
-				tc.Commits = func(out dataflow.TwoPhase, op string, inst int) (any, error) {
-					return c.recoverCommitter(out, op, inst)
-				}
-			}
-			if p.Ordered[n.Id] {
-				tc.Units = &dataflow.UnitCtx{}
-				if e, ok := inEdge[n.Id]; ok && e.Ordered && len(n.Inputs) == 1 {
-					tc.Recv = &dataflow.OrdRecv{First: 0, Step: 1, Senders: par[e.From], Whole: e.Whole, KeepSeq: !p.Whole[n.Id]}
-					if e.Exchange == plan.Rebalance {
-						tc.Recv.First, tc.Recv.Step = int64(inst), int64(t.Parallelism)
-					}
-				}
-			}
-			outs, err := outputs(n.Id, tc)
-			if err != nil {
-				return fail(err)
-			}
-			if n.Kind == plan.Source {
-				st, err := n.NewSource(tc, outs)
-				if err != nil {
-					return fail(fmt.Errorf("%s#%d: %w", n.Name, inst, err))
-				}
-				opened = append(opened, st)
-				if j.coord != nil {
-					if err := j.checkpointSource(st, n.Name, inst, t.Parallelism, snaps); err != nil {
-						return fail(fmt.Errorf("%s#%d: %w", n.Name, inst, err))
-					}
-				}
-				rt.AddSource(n.Name, inst, st, terminal)
-				continue
-			}
-			it, err := n.NewTask(tc, outs)
-			if err != nil {
-				return fail(fmt.Errorf("%s#%d: %w", n.Name, inst, err))
-			}
-			if j.coord != nil {
-				r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps}
-				if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
-					return fail(err)
-				}
-				j.coord.live[r] = true
-				it = hookMarks(it, r.after)
-			}
-			rt.AddTask(n.Name, inst, inboxes[n.Id][inst], it, terminal)
+	if n.Kind == plan.Source {
+		st, err := n.NewSource(tc, outs)
+		if err != nil {
+			return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
 		}
+		w.opened = append(w.opened, st)
+		if j.coord != nil {
+			if err := j.checkpointSource(st, n.Name, inst, t.Parallelism, *snaps); err != nil {
+				return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
+			}
+		}
+		w.rt.AddSource(n.Name, inst, st, terminal)
+		return nil
 	}
+	it, err := n.NewTask(tc, outs)
+	if err != nil {
+		return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
+	}
+	if j.coord != nil {
+		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps}
+		if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
+			return err
+		}
+		j.coord.live[r] = true
+		it = hookMarks(it, r.after)
+	}
+	w.rt.AddTask(n.Name, inst, w.inboxes[n.Id][inst], it, terminal)
 	return nil
 }
 

@@ -131,6 +131,55 @@ func (j *Job) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	rt := j.newRuntime()
+	net, err := j.network(ctx, p)
+	if err != nil {
+		return err
+	}
+	pl := placement{self: 0, procs: 1}
+	if net != nil {
+		defer net.Close()
+		pl = placement{self: net.Self(), procs: net.Processes()}
+	}
+	if err := j.instantiate(p, rt, pl, net); err != nil {
+		return err
+	}
+	if j.coord != nil {
+		j.coord.onComplete = func(uint64) { j.checkStop() }
+	}
+	j.mu.Lock()
+	j.rt = rt
+	j.mu.Unlock()
+	if net != nil {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		j.watchNetwork(rt, net, cancel)
+	}
+	if c := j.Cfg.StopOn; c != nil {
+		rt.AddService("stop-on", func(done <-chan struct{}) error {
+			select {
+			case <-c:
+				j.Stop()
+			case <-done:
+			}
+			return nil
+		})
+	}
+	// A stop asked for before the job could carry it out (the summaries
+	// of a distributed job must run first) takes effect now.
+	j.checkStop()
+	start := time.Now()
+	err = rt.Run(ctx)
+	j.mu.Lock()
+	j.elapsed = time.Since(start)
+	j.mu.Unlock()
+	return j.finish(err, net)
+}
+
+// newRuntime makes the job's runtime: its epochs, numbered after the
+// checkpoint restored from and, in a distributed job, from one origin.
+func (j *Job) newRuntime() *runtime.Runtime {
 	var rt *runtime.Runtime
 	var origin time.Time
 	if j.Processes() > 1 {
@@ -157,66 +206,35 @@ func (j *Job) Run(ctx context.Context) error {
 			}
 		},
 	})
-	net, err := j.network(ctx, p)
-	if err != nil {
-		return err
-	}
-	pl := placement{self: 0, procs: 1}
-	if net != nil {
-		defer net.Close()
-		pl = placement{self: net.Self(), procs: net.Processes()}
-	}
-	if err := j.instantiate(p, rt, pl, net); err != nil {
-		return err
-	}
-	if j.coord != nil {
-		j.coord.onComplete = func(uint64) { j.checkStop() }
-	}
-	j.mu.Lock()
-	j.rt = rt
-	j.mu.Unlock()
-	if net != nil {
-		j.closeNet = func() { net.Close() }
-		// A lost peer fails the job; a job that fails aborts the network,
-		// which wakes whatever waits on it. A job that ends well has
-		// received every peer's final marker, so nothing waits on the
-		// network: it sends its final summary, waits for its peers', and
-		// closes it below.
-		j.startSummaries(net)
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
-		rt.AddService("network-watch", func(done <-chan struct{}) error {
-			select {
-			case <-net.Done():
-				cancel(net.Err())
-			case <-done:
-				if err := rt.Err(); err != nil && !errors.Is(err, ErrStopped) {
-					net.Abort(err) // tell the peers why
-					net.Close()
-				}
+	return rt
+}
+
+// watchNetwork starts the summaries over net and the service that cancels
+// the run when the network fails. A lost peer fails the job; a job that
+// fails aborts the network, which wakes whatever waits on it. A job that
+// ends well has received every peer's final marker, so nothing waits on
+// the network: it sends its final summary, waits for its peers', and
+// closes it (finish).
+func (j *Job) watchNetwork(rt *runtime.Runtime, net transport.Network, cancel context.CancelCauseFunc) {
+	j.closeNet = func() { net.Close() }
+	j.startSummaries(net)
+	rt.AddService("network-watch", func(done <-chan struct{}) error {
+		select {
+		case <-net.Done():
+			cancel(net.Err())
+		case <-done:
+			if err := rt.Err(); err != nil && !errors.Is(err, ErrStopped) {
+				net.Abort(err) // tell the peers why
+				net.Close()
 			}
-			return nil
-		})
-	}
-	if c := j.Cfg.StopOn; c != nil {
-		rt.AddService("stop-on", func(done <-chan struct{}) error {
-			select {
-			case <-c:
-				j.Stop()
-			case <-done:
-			}
-			return nil
-		})
-	}
-	// A stop asked for before the job could carry it out (the summaries
-	// of a distributed job must run first) takes effect now.
-	j.checkStop()
-	start := time.Now()
-	err = rt.Run(ctx)
-	j.mu.Lock()
-	j.elapsed = time.Since(start)
-	j.mu.Unlock()
+		}
+		return nil
+	})
+}
+
+// finish completes a run that returned err: the checkpoint a stop ended
+// at, the final summaries and the network's close, FINISHED.
+func (j *Job) finish(err error, net transport.Network) error {
 	if errors.Is(err, ErrStopped) {
 		at := j.stopped()
 		j.mu.Lock()
