@@ -7,34 +7,57 @@ import (
 	"github.com/weirstream/weir/internal/checkpoint"
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/op"
+	"github.com/weirstream/weir/internal/progress"
 )
 
 // Two processes take checkpoint 4 at their first markers at or after it:
-// one at epoch 4, one whose marker jumped to 5. Their parts still agree,
-// and the checkpoint completes.
+// one at epoch 4, one whose marker jumped to 5. Each task reports through
+// its reporter to its process's checkpoint service; their parts still
+// agree (both name epoch 4), and the checkpoint completes, as the second
+// process's service finds.
 func TestPartsAgreeAcrossMarkerEpochs(t *testing.T) {
 	dir := t.TempDir()
-	mk := func(self int) (*coordinator, *reporter) {
+	run := func(self int, epoch progress.Epoch) *coordinator {
 		st, err := checkpoint.Open(checkpoint.OSFS(), dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &reporter{}
-		c := &coordinator{store: st, every: 2, keep: 3, self: self, procs: 2, groups: 128,
-			log: slog.Default(), parts: map[uint64]*pendingPart{}, live: map[*reporter]bool{r: true}}
-		r.c = c
-		return c, r
+		c := &coordinator{store: st, every: 2, keep: 3, self: self, procs: 2, groups: 128, log: slog.Default()}
+		r := &reporter{c: c}
+		r.id = c.join()
+		done := make(chan struct{})
+		c.open(done)
+		if err := r.after(progress.Marker{Epoch: epoch}); err != nil {
+			t.Fatal(err)
+		}
+		if r.last != 4 {
+			t.Fatalf("process %d took checkpoint %d at epoch %d; want 4", self, r.last, epoch)
+		}
+		close(done)
+		if err := c.serve(done); err != nil {
+			t.Fatal(err)
+		}
+		if w := c.newestWritten(); w != 4 {
+			t.Errorf("process %d: newest written %d; want 4", self, w)
+		}
+		return c
 	}
-	c0, r0 := mk(0)
-	c1, r1 := mk(1)
-	if err := c0.Report(r0, 4, 4, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := c1.Report(r1, 4, 5, nil, nil); err != nil {
-		t.Fatal(err)
+	c0 := run(0, 4)
+	c1 := run(1, 5)
+	if _, complete := c1.progress(); complete != 4 {
+		t.Errorf("process 1 knows checkpoint %d complete; want 4", complete)
 	}
 	if ok, err := c0.store.Complete(4, 2); !ok || err != nil {
 		t.Errorf("Complete(4) = %v, %v; want the checkpoint complete", ok, err)
+	}
+	parts, err := c0.store.ReadAll(4)
+	if err != nil || len(parts) != 2 {
+		t.Fatalf("ReadAll(4) = %d parts, %v; want 2", len(parts), err)
+	}
+	for _, p := range parts {
+		if p.Epoch != 4 {
+			t.Errorf("process %d's part names epoch %d; want 4", p.Process, p.Epoch)
+		}
 	}
 }
 
@@ -50,7 +73,7 @@ func TestNoStuckParts(t *testing.T) {
 	if err := j.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(j.coord.parts); n > 0 {
+	if n := j.coord.pending.Load(); n > 0 {
 		t.Errorf("%d checkpoints' parts are stuck in memory", n)
 	}
 }

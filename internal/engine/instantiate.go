@@ -297,7 +297,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 		if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
 			return err
 		}
-		j.coord.live[r] = true
+		r.id = j.coord.join()
 		it = hookMarks(it, r.after)
 	}
 	w.rt.AddTask(n.Name, inst, w.inboxes[n.Id][inst], it, terminal)
@@ -339,7 +339,7 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 			return err // not seekable: say so before the job runs
 		}
 	}
-	j.coord.live[r] = true
+	r.id = j.coord.join()
 	s.SetAfter(r.after)
 	return nil
 }

@@ -146,6 +146,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	if j.coord != nil {
 		j.coord.onComplete = func(uint64) { j.checkStop() }
+		j.coord.start(rt)
 	}
 	j.mu.Lock()
 	j.rt = rt

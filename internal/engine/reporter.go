@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/op"
@@ -19,9 +20,10 @@ import (
 
 // reporter takes one task instance's share of each checkpoint: after the
 // task has passed a checkpoint's marker, it saves the task's snapshotters
-// (and a source's position) and reports them.
+// (and a source's position) and sends them to the checkpoint service.
 type reporter struct {
 	c      *coordinator
+	id     coord.TaskID
 	last   uint64
 	inst   int
 	snaps  []dataflow.SnapEntry
@@ -46,17 +48,20 @@ func (r *reporter) after(m progress.Marker) error {
 		if err != nil {
 			return err
 		}
-		return r.c.finish(r, state, insts)
+		r.c.send(coord.Finish{Task: r.id, State: state, Sources: insts})
+		return nil
 	}
-	n, ok := r.c.due(&r.last, m)
+	n, ok := coord.Due(r.c.every, r.last, m)
 	if !ok {
 		return nil
 	}
+	r.last = n
 	state, insts, err := r.collect(n, false)
 	if err != nil {
 		return err
 	}
-	return r.c.Report(r, n, m.Epoch, state, insts)
+	r.c.send(coord.Report{Task: r.id, N: n, State: state, Sources: insts})
+	return nil
 }
 
 // collect saves the task's state for checkpoint n (or, final, for every
@@ -238,7 +243,7 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 		return nil, err
 	}
 	c := &coordinator{store: store, every: cfg.Every, keep: cfg.Keep, self: self, procs: procs,
-		groups: j.Cfg.KeyGroups, log: log, parts: map[uint64]*pendingPart{}, live: map[*reporter]bool{}}
+		groups: j.Cfg.KeyGroups, log: log}
 	n, ok, err := store.Latest()
 	if err != nil {
 		return nil, err

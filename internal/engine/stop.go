@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/summary"
 )
 
@@ -31,8 +32,10 @@ type stopper struct {
 	requested bool   // this process was asked to stop, or a peer was
 	proposal  uint64 // the checkpoint this process proposes to stop at
 	ended     bool
-	at        uint64        // the checkpoint it stopped at
-	closed    chan struct{} // closed once the network is closed after a stop
+	at        uint64 // the checkpoint it stopped at
+	// finished is set once this process has sent its final summary and
+	// closed the network after the stop.
+	finished bool
 }
 
 // Stop asks the running job to stop cleanly: Run then returns ErrStopped.
@@ -93,15 +96,32 @@ func (j *Job) checkStop() {
 		s.at = complete
 	}
 	rt.Stop(ErrStopped)
-	if x != nil {
-		// The runtime's pumps wait on the network: close it once the
-		// peers, which stop at the same checkpoint, have said so.
-		s.closed = make(chan struct{})
-		go func() {
-			defer close(s.closed)
-			x.Finish(finishTimeout)
-			j.closeNet()
-		}()
+}
+
+// finishStop is the service that ends a distributed job's clean stop:
+// once the runtime has stopped with ErrStopped, it sends this process's
+// final summary, waits for its peers' (they stop at the same checkpoint)
+// and closes the network, on which the runtime's pumps wait.
+func (j *Job) finishStop(rt *runtime.Runtime, x *summary.Exchange) func(done <-chan struct{}) error {
+	return func(done <-chan struct{}) error {
+		<-done
+		if errors.Is(rt.Err(), ErrStopped) {
+			j.finishSummaries(x)
+		}
+		return nil
+	}
+}
+
+// finishSummaries sends the final summary and closes the network after a
+// stop, once.
+func (j *Job) finishSummaries(x *summary.Exchange) {
+	j.stop.mu.Lock()
+	finished := j.stop.finished
+	j.stop.finished = true
+	j.stop.mu.Unlock()
+	if !finished {
+		x.Finish(finishTimeout)
+		j.closeNet()
 	}
 }
 
@@ -120,12 +140,14 @@ func (j *Job) stopMessage(m *summary.Message) {
 // the job stopped at: the newest known complete once every process has
 // stopped (a peer may have completed one more before it heard).
 func (j *Job) stopped() uint64 {
-	j.stop.mu.Lock()
-	closed, at := j.stop.closed, j.stop.at
-	j.stop.mu.Unlock()
-	if closed != nil {
-		<-closed
+	if x := j.summaries; x != nil {
+		// The stop-finish service did this, unless the stop came once
+		// every task had ended and the service had returned.
+		j.finishSummaries(x)
 	}
+	j.stop.mu.Lock()
+	at := j.stop.at
+	j.stop.mu.Unlock()
 	if j.coord != nil {
 		_, complete := j.coord.progress()
 		at = max(at, complete)

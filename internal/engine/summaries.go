@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/summary"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -29,13 +30,15 @@ func (j *Job) startSummaries(nw transport.Network) {
 		return m
 	}, func(m summary.Message) {
 		if j.coord != nil {
-			j.coord.notePeer(m.Process, m.Written)
+			j.coord.send(coord.PeerWrote{Process: m.Process, N: m.Written})
 		}
 		j.checkStop()
 	})
 	j.mu.Lock()
 	j.summaries = x
+	rt := j.rt
 	j.mu.Unlock()
+	rt.AddService("stop-finish", j.finishStop(rt, x))
 }
 
 // localCounts are this process's counters: records read, late records,

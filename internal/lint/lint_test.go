@@ -19,7 +19,6 @@ var (
 	}
 	// Loops that run outside runtime services today.
 	goExceptions = map[string]bool{
-		"internal/engine/stop.go":      true, // closing the network after a stop
 		"internal/summary/exchange.go": true, // the summary exchange's sender and receivers
 		"connector/file/stream.go":     true, // standard input's read-ahead
 	}

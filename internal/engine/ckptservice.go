@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/weirstream/weir/internal/coord"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// join makes one more reporter a task that every part waits for, and
+// returns its id. Every reporter joins before the service starts.
+func (c *coordinator) join() coord.TaskID {
+	c.tasks++
+	return coord.TaskID(c.tasks - 1)
+}
+
+// start registers the checkpoint service on rt, once every reporter has
+// joined.
+func (c *coordinator) start(rt *runtime.Runtime) {
+	c.open(rt.Done())
+	rt.AddService("checkpoints", c.serve)
+}
+
+// open makes the service's inbox: room for two events of each task and
+// one claim of each peer. Events sent once done has closed may be lost.
+func (c *coordinator) open(done <-chan struct{}) {
+	c.inbox = make(chan coord.Event, 2*c.tasks+c.procs)
+	c.done = done
+}
+
+// send hands ev to the service, or drops it once the runtime has
+// stopped.
+func (c *coordinator) send(ev coord.Event) {
+	select {
+	case c.inbox <- ev:
+	case <-c.done:
+	}
+}
+
+// progress returns the newest checkpoint a task reported and the newest
+// known complete, both at least the checkpoint restored from.
+func (c *coordinator) progress() (highest, complete uint64) {
+	return max(c.highest.Load(), c.from), max(c.complete.Load(), c.from)
+}
+
+// newestWritten returns the newest checkpoint whose part this process
+// wrote: a part counts once its write has been answered.
+func (c *coordinator) newestWritten() uint64 { return c.written.Load() }
+
+// ckptService is the checkpoint service's state: the state machine it
+// alone steps.
+type ckptService struct {
+	c *coordinator
+	m *coord.Coordinator
+}
+
+// serve is the checkpoint service. It steps every event queued in the
+// inbox before it carries out what they call for (the store's writes,
+// checks and prunes, the commits), so that the tasks only collect their
+// state and send it. Once done closes (every task has ended, or the job
+// stopped or failed) it takes what is left in the inbox, the tasks' last
+// reports and ends among it, and carries out the remaining actions
+// before it returns: a job whose tasks end has its last parts written
+// and completed when Run returns. A failed write or store check, and an
+// error of a commit or prune, fail the job.
+func (c *coordinator) serve(done <-chan struct{}) error {
+	m, err := coord.New(coord.Config{Self: c.self, Processes: c.procs, Every: c.every, Keep: c.keep,
+		KeyGroups: c.groups, From: c.from})
+	if err != nil {
+		return err
+	}
+	s := &ckptService{c: c, m: m}
+	for k := range c.tasks {
+		if err := s.step(coord.Join{Task: coord.TaskID(k)}); err != nil {
+			return err
+		}
+	}
+	for {
+		select {
+		case ev := <-c.inbox:
+			if err := s.step(ev); err != nil {
+				return err
+			}
+			if err := s.takeQueued(); err != nil {
+				return err
+			}
+			if err := s.carryAll(); err != nil {
+				return err
+			}
+		case <-done:
+			if err := s.takeQueued(); err != nil {
+				return err
+			}
+			return s.carryAll()
+		}
+	}
+}
+
+// step steps one event and publishes what the summaries and a stop read.
+func (s *ckptService) step(ev coord.Event) error {
+	err := s.m.Step(ev)
+	highest, complete := s.m.Progress()
+	s.c.highest.Store(highest)
+	s.c.complete.Store(complete)
+	s.c.written.Store(s.m.NewestWritten())
+	s.c.pending.Store(int64(s.m.Pending()))
+	return err
+}
+
+// takeQueued steps the events waiting in the inbox.
+func (s *ckptService) takeQueued() error {
+	for {
+		select {
+		case ev := <-s.c.inbox:
+			if err := s.step(ev); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// carryAll carries out the machine's actions, in order, until it asks
+// for nothing more.
+func (s *ckptService) carryAll() error {
+	for s.m.HasReady() {
+		actions := s.m.Ready()
+		s.m.Advance()
+		for _, a := range actions {
+			if err := s.carry(a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// carry carries out one action; a store request's answer is stepped at
+// once.
+func (s *ckptService) carry(a coord.Action) error {
+	c := s.c
+	switch a := a.(type) {
+	case coord.WritePart:
+		n := a.Part.Checkpoint
+		ev := coord.PartWritten{N: n, Err: c.store.WritePart(a.Part)}
+		if ev.Err != nil {
+			// Another process may have completed a later checkpoint
+			// and pruned this one while it was written: then it is not
+			// needed.
+			later, err := c.store.CompletedAfter(n)
+			if ev.Superseded = later && err == nil; ev.Superseded {
+				c.log.Debug("weir: checkpoint superseded while its part was written", "checkpoint", n, "err", ev.Err)
+			}
+		}
+		return s.step(ev)
+	case coord.CheckComplete:
+		ok, err := c.store.Complete(a.N, a.Processes)
+		return s.step(coord.CompleteChecked{N: a.N, Complete: ok, Err: err})
+	case coord.CheckPart:
+		ok, err := c.store.Has(a.N, a.Process)
+		return s.step(coord.PartChecked{N: a.N, Process: a.Process, Has: ok, Err: err})
+	case coord.Completed:
+		c.log.Debug("weir: checkpoint complete", "checkpoint", a.N)
+		if c.onComplete != nil {
+			c.onComplete(a.N)
+		}
+	case coord.Commit:
+		for _, cm := range c.committers {
+			if err := cm.commit(a.N); err != nil {
+				return err
+			}
+		}
+	case coord.Prune:
+		return c.store.Prune(a.Keep)
+	case coord.TrimIncomplete:
+		return c.store.TrimIncomplete(a.Keep)
+	case coord.WarnUnshared:
+		c.log.Warn(fmt.Sprintf("weir: no checkpoint can complete: processes %v wrote their parts of checkpoint %d, but %s does not hold them; the checkpoint directory must be shared by every process of the job (a network file system or shared volume), or the job cannot recover", a.Missing, a.Checkpoint, c.store.Dir()),
+			"process", c.self)
+	default:
+		return fmt.Errorf("weir: checkpoints: unknown action %v", a)
+	}
+	return nil
+}
