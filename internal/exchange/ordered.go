@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
 )
@@ -143,29 +142,16 @@ func (e *ordSendEx[T]) Mark(m progress.Marker) error {
 // key groups own, numbered (a sender of whole units numbers them by
 // position; a sender in a keyed region passes their numbers on).
 type ordKeyEx[K comparable, T any] struct {
-	key     func(T) K
-	hash    func(K) uint64
-	rt      *partition.Table
-	outlets []runtime.Outlet
-	whole   bool
-	timed   bool
-	pos     int
-	cur     []*dataflow.Batch[T]
-	pool    *sync.Pool
+	recordRouter[K, T]
+	whole bool
+	pos   int
 }
 
 // NewOrdKeyEx returns the keyed exchange of an ordered job: records go
 // to the owners of their key groups (by x.Routing) with their sequence
 // numbers.
 func NewOrdKeyEx[K comparable, T any](key func(T) K, x dataflow.ExchangeCtx, size int, timed bool) *ordKeyEx[K, T] {
-	mustRoute(x.Routing, x.Outlets)
-	h := KeyHasher[K](x.Dist)
-	e := &ordKeyEx[K, T]{key: key, hash: h, rt: x.Routing, outlets: x.Outlets, whole: x.Whole, timed: timed,
-		pool: framePool[T](size/max(1, len(x.Outlets)), timed)}
-	e.cur = make([]*dataflow.Batch[T], len(x.Outlets))
-	for i := range e.cur {
-		e.cur[i] = e.pool.Get().(*dataflow.Batch[T])
-	}
+	e := &ordKeyEx[K, T]{recordRouter: newRecordRouter(key, x.Routing, x.Outlets, size/max(1, len(x.Outlets)), timed, x.Dist), whole: x.Whole}
 	x.Units.Exits = append(x.Units.Exits, e)
 	return e
 }
@@ -177,12 +163,7 @@ func (e *ordKeyEx[K, T]) Push(b *dataflow.Batch[T]) error {
 		if b.Sel != nil {
 			i = int(b.Sel[j])
 		}
-		v := b.V[i]
-		c := e.cur[e.rt.Route(e.hash(e.key(v)))]
-		c.V = append(c.V, v)
-		if e.timed {
-			c.Ts = append(c.Ts, b.Ts[i])
-		}
+		c := e.cur[e.add(b, i)]
 		if e.whole {
 			c.Seq = append(c.Seq, seqAt(e.pos))
 			e.pos++

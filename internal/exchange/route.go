@@ -13,27 +13,50 @@ import (
 // operator: each record goes, as it is, into the batch of its key group's
 // owner.
 type routeEx[K comparable, T any] struct {
+	recordRouter[K, T]
+	size int
+}
+
+// recordRouter is what the exchanges that send records as they are
+// (routeEx, and ordKeyEx in an ordered job) share: the key, its hash, the
+// routing table, and the frame being filled for each receiving instance.
+type recordRouter[K comparable, T any] struct {
 	key     func(T) K
 	hash    func(K) uint64
 	rt      *partition.Table
 	outlets []runtime.Outlet
-	size    int
 	timed   bool
 	cur     []*dataflow.Batch[T]
 	pool    *sync.Pool
 }
 
+func newRecordRouter[K comparable, T any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, frame int, timed, dist bool) recordRouter[K, T] {
+	mustRoute(rt, outlets)
+	r := recordRouter[K, T]{key: key, hash: KeyHasher[K](dist), rt: rt, outlets: outlets, timed: timed, pool: framePool[T](frame, timed)}
+	r.cur = make([]*dataflow.Batch[T], len(outlets))
+	for i := range r.cur {
+		r.cur[i] = r.pool.Get().(*dataflow.Batch[T])
+	}
+	return r
+}
+
+// add appends record i of b to the frame of its key group's owner and
+// returns the owner.
+func (r *recordRouter[K, T]) add(b *dataflow.Batch[T], i int) int {
+	v := b.V[i]
+	t := r.rt.Route(r.hash(r.key(v)))
+	c := r.cur[t]
+	c.V = append(c.V, v)
+	if r.timed {
+		c.Ts = append(c.Ts, b.Ts[i])
+	}
+	return t
+}
+
 // NewRouteEx returns the exchange that sends each record, as it is, to
 // the instance rt says owns its key group.
 func NewRouteEx[K comparable, T any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, size int, timed, dist bool) *routeEx[K, T] {
-	mustRoute(rt, outlets)
-	h := KeyHasher[K](dist)
-	e := &routeEx[K, T]{key: key, hash: h, rt: rt, outlets: outlets, size: size, timed: timed, pool: framePool[T](size, timed)}
-	e.cur = make([]*dataflow.Batch[T], len(outlets))
-	for i := range e.cur {
-		e.cur[i] = e.pool.Get().(*dataflow.Batch[T])
-	}
-	return e
+	return &routeEx[K, T]{recordRouter: newRecordRouter(key, rt, outlets, size, timed, dist), size: size}
 }
 
 func (e *routeEx[K, T]) Push(b *dataflow.Batch[T]) error {
@@ -43,15 +66,8 @@ func (e *routeEx[K, T]) Push(b *dataflow.Batch[T]) error {
 		if b.Sel != nil {
 			i = int(b.Sel[j])
 		}
-		v := b.V[i]
-		t := e.rt.Route(e.hash(e.key(v)))
-		c := e.cur[t]
-		c.V = append(c.V, v)
-		if e.timed {
-			c.Ts = append(c.Ts, b.Ts[i])
-		}
-		if len(c.V) >= e.size {
-			if err := e.Flush(int(t)); err != nil {
+		if t := e.add(b, i); len(e.cur[t].V) >= e.size {
+			if err := e.Flush(t); err != nil {
 				return err
 			}
 		}
