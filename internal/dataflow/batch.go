@@ -17,7 +17,7 @@ import (
 // In an ordered job, a batch that crosses an ordered exchange is a frame:
 // unit numbers the source batch it comes from, and inside keyed regions
 // seq (parallel to v, like ts) orders the records of one unit (see
-// ordered.go).
+// internal/exchange/ordered.go).
 type Batch[T any] struct {
 	V    []T
 	Ts   []int64

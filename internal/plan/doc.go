@@ -3,7 +3,7 @@
 // which run fused in one goroutine per instance, what exchange connects
 // each pair, and, in an ordered job, how each region's exit restores the
 // input order. It is pure: it takes the graph and returns decisions; the
-// root package and the runtime carry them out.
+// engine (internal/engine) and the runtime carry them out.
 //
 // Every node declares its state (Stateless, Keyed by a named key, or
 // Unkeyed, the zero value) and its Selectivity. The rules (see

@@ -1,6 +1,6 @@
 // Package runtime runs a physical plan: it is the one package that starts
 // goroutines. It knows tasks, inboxes and epochs, not record types: batches
-// travel as opaque values, and the typed operators of the root package do
+// travel as opaque values, and the typed operators (internal/op, internal/exchange) do
 // the work inside the callbacks.
 //
 // A source task is driven by a loop that polls its reader and cuts the

@@ -35,7 +35,7 @@ type Outlet struct {
 }
 
 // Remote carries what an outlet sends to an inbox in another process: the
-// root package encodes it and the transport carries it. Send owns the
+// remote outlet of internal/exchange encodes it and the transport carries it. Send owns the
 // batch from then on.
 type Remote interface {
 	Send(batch any) error

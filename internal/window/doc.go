@@ -1,7 +1,7 @@
 // Package window is the pure logic of event-time windows: which windows a
 // timestamp belongs to, the windows of one key (merging sessions), and when
 // a window fires and when its state is dropped. It has no clocks and no
-// goroutines; the window operator of the root package drives it with the
+// goroutines; the window operator (internal/op) drives it with the
 // watermark of each completed epoch.
 //
 // Times are milliseconds. A window [Start, End) fires once the watermark
