@@ -144,18 +144,13 @@ func (s *ckptService) carry(a coord.Action) error {
 	case coord.WritePart:
 		n := a.Part.Checkpoint
 		ev := coord.PartWritten{N: n, Err: c.store.WritePart(a.Part)}
-		if ev.Err != nil {
-			// Another process may have completed a later checkpoint
-			// and pruned this one while it was written: then it is not
-			// needed.
-			later, err := c.store.CompletedAfter(n)
-			if ev.Superseded = later && err == nil; ev.Superseded {
-				c.log.Debug("weir: checkpoint superseded while its part was written", "checkpoint", n, "err", ev.Err)
-			}
-		}
+		ev.Superseded = s.superseded(n, ev.Err, "its part was written")
 		return s.step(ev)
 	case coord.CheckComplete:
 		ok, err := c.store.Complete(a.N, a.Processes)
+		if s.superseded(a.N, err, "it was completed") {
+			ok, err = false, nil // a later checkpoint is complete: this one is not needed
+		}
 		return s.step(coord.CompleteChecked{N: a.N, Complete: ok, Err: err})
 	case coord.CheckPart:
 		ok, err := c.store.Has(a.N, a.Process)
@@ -182,4 +177,19 @@ func (s *ckptService) carry(a coord.Action) error {
 		return fmt.Errorf("weir: checkpoints: unknown action %v", a)
 	}
 	return nil
+}
+
+// superseded reports whether err, from writing checkpoint n's part or its
+// manifest, came from another process that completed a later checkpoint
+// and pruned n meanwhile: then n is not needed, and err is no failure.
+func (s *ckptService) superseded(n uint64, err error, while string) bool {
+	if err == nil {
+		return false
+	}
+	later, lerr := s.c.store.CompletedAfter(n)
+	if later && lerr == nil {
+		s.c.log.Debug("weir: checkpoint superseded while "+while, "checkpoint", n, "err", err)
+		return true
+	}
+	return false
 }

@@ -80,12 +80,7 @@ func (e *sendEx[T]) Mark(m progress.Marker) error {
 	if err := e.Flush(); err != nil {
 		return err
 	}
-	for _, o := range e.outlets {
-		if err := o.Mark(m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return markAll(e.outlets, m)
 }
 
 // KeyEx is the sending side of a key-group exchange: it computes each
@@ -193,12 +188,7 @@ func (e *KeyEx[K, T]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
-	for _, o := range e.Outlets {
-		if err := o.Mark(m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return markAll(e.Outlets, m)
 }
 
 // mustRoute checks that rt assigns key groups to the outlets there are.
@@ -227,3 +217,14 @@ func (e *KeyEx[K, T]) received(n int) {
 
 // sendTo sends msg, a batch, to instance t.
 func (e *KeyEx[K, T]) sendTo(t int, msg any) error { return e.Outlets[t].Send(msg) }
+
+// markAll sends marker m on every outlet, once the batches before it are
+// sent.
+func markAll(outlets []runtime.Outlet, m progress.Marker) error {
+	for _, o := range outlets {
+		if err := o.Mark(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -129,12 +129,7 @@ func (e *ordSendEx[T]) EndUnit(unit int64) error {
 }
 
 func (e *ordSendEx[T]) Mark(m progress.Marker) error {
-	for _, o := range e.outlets {
-		if err := o.Mark(m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return markAll(e.outlets, m)
 }
 
 // ordKeyEx is the sending side of an ordered key-group split or shuffle:
@@ -188,12 +183,7 @@ func (e *ordKeyEx[K, T]) EndUnit(unit int64) error {
 }
 
 func (e *ordKeyEx[K, T]) Mark(m progress.Marker) error {
-	for _, o := range e.outlets {
-		if err := o.Mark(m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return markAll(e.outlets, m)
 }
 
 // ordTask is an ordered task instance: it takes its units in sequence,

@@ -90,10 +90,5 @@ func (e *routeEx[K, T]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
-	for _, o := range e.outlets {
-		if err := o.Mark(m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return markAll(e.outlets, m)
 }
