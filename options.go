@@ -222,3 +222,26 @@ type Checkpointed = dataflow.Checkpointed
 // Without checkpoints, a TwoPhase output is a plain one: what Close makes
 // visible is everything.
 type TwoPhase = dataflow.TwoPhase
+
+// TimeDomain says which clock a timer or a state time-to-live follows:
+// EventTimeDomain (the watermark) or ProcessingTimeDomain (the wall
+// clock, read at epoch ends).
+type TimeDomain = dataflow.TimeDomain
+
+// The time domains.
+const (
+	EventTimeDomain      = dataflow.EventTime
+	ProcessingTimeDomain = dataflow.ProcessingTime
+)
+
+// StateTTL makes an operator's keyed state expire d after it was last
+// written, in the given time domain: in event time, a key's state is
+// dropped once the watermark passes its last write's event time plus d;
+// in processing time, once the wall clock passes its last write plus d.
+// Expired state is dropped at epoch ends, and a key whose state expired
+// starts again from the zero value. It applies to the operators that keep
+// state per key (KeyedProcess, CoProcess, the unwindowed joins); d must be
+// at least a millisecond.
+func StateTTL(d time.Duration, domain TimeDomain) Option {
+	return dataflow.StateTTL(d, domain)
+}

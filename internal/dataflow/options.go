@@ -112,6 +112,9 @@ type OpConfig struct {
 	Key         *KeySpec
 	Sel         plan.Selectivity
 	SelSet      bool
+	// TTL, given by StateTTL, bounds the life of the operator's keyed
+	// state; operators without keyed state refuse it.
+	TTL TTL
 }
 
 // Option configures one operator.
