@@ -34,6 +34,10 @@ type JobConfig struct {
 	ckptEvery, ckptKeep int
 	fromCkpt            string
 	fromSet             bool
+
+	// Clock is the processing-time clock of timers and state TTL (nil:
+	// the wall clock); tests set one.
+	Clock func() time.Time
 }
 
 func DefaultJobConfig() JobConfig {

@@ -33,6 +33,7 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	n.Inputs = []dataflow.InputEdge{keyedInput(l), keyedInput(r)}
 	n.Params = fmt.Sprintf("lateness %dms, key, left, right, result: %s", spec.Lateness, dataflow.TypeList(reflect.TypeFor[K](), reflect.TypeFor[L](), reflect.TypeFor[R](), reflect.TypeFor[O]()))
 	out := Stream[O]{job: j, node: n, timed: l.s.timed && r.s.timed}
+	refuseTTL(j, n.Name, c.opts)
 	switch {
 	case r.s.job != j:
 		j.Fail(fmt.Errorf("weir: %s: streams from different jobs", n.Name))

@@ -24,6 +24,9 @@ type KeyedStream[K comparable, T any] struct {
 // share one parallel region, with no shuffle between them (see
 // KeyedState).
 func KeyBy[T any, K comparable](s Stream[T], key func(T) K, opts ...dataflow.Option) KeyedStream[K, T] {
+	if s.job != nil {
+		refuseTTL(s.job, "KeyBy", opts)
+	}
 	return KeyedStream[K, T]{s: s, key: key, name: keyID[K](dataflow.OpOptions(opts).Name)}
 }
 

@@ -20,6 +20,7 @@ func SourceOf[T any](j *dataflow.Graph, name string, src dataflow.Input[T], opts
 	}
 	n := j.Add(&dataflow.Node{Name: name, Op: "source", Kind: plan.Source, Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[T]()})
 	n.Params, n.Source = "of "+dataflow.TypeList(reflect.TypeFor[T]()), dataflow.Identify(src)
+	refuseTTL(j, n.Name, opts)
 	if c, ok := src.(dataflow.Counted); ok {
 		j.Counted = append(j.Counted, c)
 	}

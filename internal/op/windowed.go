@@ -87,13 +87,17 @@ func (w *windowed[K, S, O]) emit(v O, ts int64) error {
 }
 
 // Flush pushes the results gathered so far.
-func (w *windowed[K, S, O]) Flush() error {
-	if len(w.outB.V) == 0 {
+func (w *windowed[K, S, O]) Flush() error { return pushOut(w.out, &w.outB) }
+
+// pushOut pushes the records gathered in b, if any, and empties b for
+// more (its records are cleared: they may point into input buffers).
+func pushOut[T any](out dataflow.Pusher[T], b *dataflow.Batch[T]) error {
+	if len(b.V) == 0 {
 		return nil
 	}
-	err := w.out.Push(&w.outB)
-	clear(w.outB.V)
-	w.outB.V, w.outB.Ts = w.outB.V[:0], w.outB.Ts[:0]
+	err := out.Push(b)
+	clear(b.V)
+	b.V, b.Ts = b.V[:0], b.Ts[:0]
 	return err
 }
 
