@@ -180,43 +180,55 @@ func (t *pairTask[K, L, R, O]) Batch(port int, b any) error {
 }
 
 // addLeft pairs a left record with the right records of its key that it
-// matches, and keeps it.
+// matches, and keeps it; addRight is its mirror.
 func (t *pairTask[K, L, R, O]) addLeft(x *dataflow.Krec[K, L]) error {
-	if t.rule.interval && x.Ts <= t.wm {
-		t.late.Add(1)
+	if t.isLate(x.Ts) {
 		return nil
 	}
 	p := t.table.Upsert(x.H, x.K)
 	lo, hi := t.rule.rightOf(x.Ts)
-	for i := range p.Right {
-		if y := &p.Right[i]; lo <= y.Ts && y.Ts <= hi {
-			if err := t.emit(t.f(x.K, x.V, y.V), max(x.Ts, y.Ts)); err != nil {
-				return err
-			}
-		}
+	if err := pairWith(t, x.Ts, p.Right, lo, hi, func(y R) O { return t.f(x.K, x.V, y) }); err != nil {
+		return err
 	}
 	p.Left = keep(t, p.Left, kept[L]{Ts: x.Ts, Exp: t.rule.expiry(true, x.Ts, t.stamp), V: x.V})
 	t.dropEmpty(p, x.H, x.K)
 	return nil
 }
 
-// addRight is addLeft's mirror.
 func (t *pairTask[K, L, R, O]) addRight(x *dataflow.Krec[K, R]) error {
-	if t.rule.interval && x.Ts <= t.wm {
-		t.late.Add(1)
+	if t.isLate(x.Ts) {
 		return nil
 	}
 	p := t.table.Upsert(x.H, x.K)
 	lo, hi := t.rule.leftOf(x.Ts)
-	for i := range p.Left {
-		if y := &p.Left[i]; lo <= y.Ts && y.Ts <= hi {
-			if err := t.emit(t.f(x.K, y.V, x.V), max(x.Ts, y.Ts)); err != nil {
+	if err := pairWith(t, x.Ts, p.Left, lo, hi, func(y L) O { return t.f(x.K, y, x.V) }); err != nil {
+		return err
+	}
+	p.Right = keep(t, p.Right, kept[R]{Ts: x.Ts, Exp: t.rule.expiry(false, x.Ts, t.stamp), V: x.V})
+	t.dropEmpty(p, x.H, x.K)
+	return nil
+}
+
+// isLate counts and reports a record of an interval join at or behind
+// the watermark.
+func (t *pairTask[K, L, R, O]) isLate(ts int64) bool {
+	if t.rule.interval && ts <= t.wm {
+		t.late.Add(1)
+		return true
+	}
+	return false
+}
+
+// pairWith emits the pairs of a record at ts with the kept records of the
+// other side whose times are in [lo, hi], made by pair.
+func pairWith[K comparable, L, R, O, T any](t *pairTask[K, L, R, O], ts int64, other []kept[T], lo, hi int64, pair func(T) O) error {
+	for i := range other {
+		if y := &other[i]; lo <= y.Ts && y.Ts <= hi {
+			if err := t.emit(pair(y.V), max(ts, y.Ts)); err != nil {
 				return err
 			}
 		}
 	}
-	p.Right = keep(t, p.Right, kept[R]{Ts: x.Ts, Exp: t.rule.expiry(false, x.Ts, t.stamp), V: x.V})
-	t.dropEmpty(p, x.H, x.K)
 	return nil
 }
 
