@@ -75,6 +75,7 @@ type WindowOption func(*windowConfig)
 type windowConfig struct {
 	lateness int64
 	opts     []dataflow.Option
+	op       string // the operator's kind in plans: "window" unless set
 }
 
 // AllowedLateness keeps a window's state for d after it fired; records that

@@ -26,7 +26,11 @@ import (
 func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregator[T, A, R]) Stream[WindowResult[K, R]] {
 	j := ws.k.s.job
 	c := dataflow.OpOptions(ws.cfg.opts)
-	n := j.Add(&dataflow.Node{Name: c.Name, Op: "window(" + ws.spec.String() + ")", Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: ws.k.name, Par: c.Parallelism, ParSet: c.ParSet})
+	kind := ws.cfg.op
+	if kind == "" {
+		kind = "window"
+	}
+	n := j.Add(&dataflow.Node{Name: c.Name, Op: kind + "(" + ws.spec.String() + ")", Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: ws.k.name, Par: c.Parallelism, ParSet: c.ParSet})
 	n.Params = fmt.Sprintf("lateness %dms, key, record, accumulator, result: %s", ws.spec.Lateness, dataflow.TypeList(reflect.TypeFor[K](), reflect.TypeFor[T](), reflect.TypeFor[A](), reflect.TypeFor[R]()))
 	n.Ports = []func([]any) any{
 		func(outs []any) any { return dataflow.Combine[WindowResult[K, R]](outs) },
