@@ -2,6 +2,7 @@ package progress
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -75,26 +76,12 @@ func TestAlignerIdleRandom(t *testing.T) {
 			queues[s] = append([]Marker(nil), ms[s]...)
 		}
 		var got []Marker
-		for {
-			var ready []int
-			for s := range queues {
-				if len(queues[s]) > 0 && !a.Ahead(s) {
-					ready = append(ready, s)
-				}
-			}
-			if len(ready) == 0 {
-				break
-			}
-			s := ready[r.IntN(len(ready))]
-			if out, ok := a.Mark(s, queues[s][0]); ok {
+		deliverRandom(r, a, queues, func(_ int, _, out Marker, ok bool) {
+			if ok {
 				got = append(got, out)
 			}
-			queues[s] = queues[s][1:]
-		}
-		maxLast := 0
-		for _, l := range last {
-			maxLast = max(maxLast, l)
-		}
+		})
+		maxLast := slices.Max(last)
 		if len(got) != maxLast+1 {
 			t.Fatalf("trial %d: %d epochs completed; want %d", trial, len(got), maxLast+1)
 		}
