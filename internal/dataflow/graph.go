@@ -57,6 +57,9 @@ type Node struct {
 	// UserState: a user function keeps state of its own, which
 	// checkpoints cannot save.
 	UserState bool
+	// Idle: an EventTime given IdleAfter, whose idle instances receivers
+	// leave out of the watermark.
+	Idle bool
 	Par       int // 0: the planner decides, unless parSet
 	ParSet    bool
 	// Params are the operator's parameters and record types, and source
