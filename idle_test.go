@@ -1,6 +1,7 @@
 package weir_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -57,16 +58,36 @@ type scriptReader struct {
 	parts  [][]irec
 	phase  int
 	pos    int
+	last   int // live records the last Read returned
 	filler [8]irec
 }
 
+// Position implements weir.Seekable: the phase and the records of it read.
+func (r *scriptReader) Position(used int) ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(r.phase))
+	return binary.AppendUvarint(b, uint64(r.pos-r.last+min(used, r.last))), nil
+}
+
+// Seek implements weir.Seekable.
+func (r *scriptReader) Seek(pos []byte) error {
+	phase, n := binary.Uvarint(pos)
+	at, m := binary.Uvarint(pos[max(n, 0):])
+	if n <= 0 || m <= 0 {
+		return fmt.Errorf("bad position %x", pos)
+	}
+	r.phase, r.pos, r.last = int(phase), int(at), 0
+	return nil
+}
+
 func (r *scriptReader) Read() ([]irec, error) {
+	r.last = 0
 	for {
 		if r.phase < len(r.parts) && r.pos < len(r.parts[r.phase]) {
 			cur := r.parts[r.phase]
 			n := min(64, len(cur)-r.pos)
 			b := cur[r.pos : r.pos+n]
 			r.pos += n
+			r.last = n
 			r.in.live.Add(int64(n))
 			return b, nil
 		}
