@@ -96,14 +96,18 @@ func TestIdleAfterRefused(t *testing.T) {
 		{"map", func(s weir.Stream[irec]) {
 			weir.Map(s, func(r irec) irec { return r }, weir.Stateless(), weir.Name("m"), weir.IdleAfter(time.Second))
 		}, "weir: m: IdleAfter(1s) is an option of EventTime only"},
-		{"keyby", func(s weir.Stream[irec]) { weir.KeyBy(s, func(r irec) string { return r.Key }, weir.IdleAfter(time.Second)) },
+		{"keyby", func(s weir.Stream[irec]) {
+			weir.KeyBy(s, func(r irec) string { return r.Key }, weir.IdleAfter(time.Second))
+		},
 			"weir: KeyBy: IdleAfter(1s) is an option of EventTime only"},
 		{"window", func(s weir.Stream[irec]) {
 			timed := weir.EventTime(s, func(r irec) int64 { return r.TS }, 0)
 			weir.Count(weir.Window(weir.KeyBy(timed, func(r irec) string { return r.Key }), weir.Tumbling(time.Second),
 				weir.WindowOptions(weir.Name("w"), weir.IdleAfter(time.Second))))
 		}, "weir: w: IdleAfter(1s) is an option of EventTime only"},
-		{"sink", func(s weir.Stream[irec]) { weir.Sink(s, &weir.Collect[irec]{}, weir.Name("out"), weir.IdleAfter(time.Second)) },
+		{"sink", func(s weir.Stream[irec]) {
+			weir.Sink(s, &weir.Collect[irec]{}, weir.Name("out"), weir.IdleAfter(time.Second))
+		},
 			"weir: out: IdleAfter(1s) is an option of EventTime only"},
 	} {
 		j := weir.NewJob("refused")
