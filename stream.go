@@ -69,12 +69,15 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 //
 // Each instance tracks its own maximum; downstream operators take the
 // minimum over their inputs. An instance that has seen no record yet holds
-// the watermark back until it sees one or its input ends; there is no
-// idleness timeout, so a source split that stays empty (more instances than
-// partitions, say) holds back every window until the input ends. Give
-// EventTime the parallelism of its source: an instance fed by several
-// source splits sees their maximum, and its watermark can run ahead of the
-// slower splits.
+// the watermark back until it sees one or its input ends, and so does one
+// whose input has gone quiet: a source split that stays empty (more
+// instances than partitions, say) holds back every window until the input
+// ends. IdleAfter(d) lifts that: an instance that has had no record for d
+// of processing time is idle, and receivers leave it out of their minimum
+// until it sees a record again (see IdleAfter). Give EventTime the
+// parallelism of its source: an instance fed by several source splits
+// sees their maximum, and its watermark can run ahead of the slower
+// splits.
 //
 // An event time must be one that every window downstream can hold (see
 // WindowSpec.TimeRange; math.MinInt64 and math.MaxInt64 never are): a

@@ -119,6 +119,9 @@ type OpConfig struct {
 	// TTL, given by StateTTL, bounds the life of the operator's keyed
 	// state; operators without keyed state refuse it.
 	TTL TTL
+	// Idle, given by IdleAfter, is when an EventTime instance counts as
+	// idle; other operators refuse it.
+	Idle Idleness
 }
 
 // Option configures one operator.

@@ -24,10 +24,12 @@ type KeyedStream[K comparable, T any] struct {
 // share one parallel region, with no shuffle between them (see
 // KeyedState).
 func KeyBy[T any, K comparable](s Stream[T], key func(T) K, opts ...dataflow.Option) KeyedStream[K, T] {
+	c := dataflow.OpOptions(opts)
 	if s.job != nil {
 		refuseTTL(s.job, "KeyBy", opts)
+		s.job.RefuseIdle(c, "KeyBy")
 	}
-	return KeyedStream[K, T]{s: s, key: key, name: keyID[K](dataflow.OpOptions(opts).Name)}
+	return KeyedStream[K, T]{s: s, key: key, name: keyID[K](c.Name)}
 }
 
 // Stream returns the records of the keyed stream, unkeyed.

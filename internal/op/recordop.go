@@ -48,6 +48,9 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []dataflow.Option
 	}
 	n := j.Add(&dataflow.Node{Name: c.Name, Op: op, Kind: plan.Op, State: st, Sel: sel, Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[U]()})
 	n.Params = dataflow.TypeList(reflect.TypeFor[T]()) + " to " + dataflow.TypeList(reflect.TypeFor[U]())
+	if op != "eventtime" {
+		j.RefuseIdle(c, n.Name)
+	}
 	n.UserState = d.user && st != plan.Stateless
 	if !d.ttl {
 		refuseTTL(j, n.Name, opts)

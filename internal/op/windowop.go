@@ -38,10 +38,16 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	}
 	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
 	refuseTTL(j, n.Name, ws.cfg.opts)
+	j.RefuseIdle(c, n.Name)
 	strat, err := j.Strategy(agg.Merge != nil && ws.spec.Kind != window.Session)
 	if err != nil {
 		j.Fail(err)
 		return result
+	}
+	if strat == partition.RoundRobin && dataflow.IdleUpstream(ws.k.s.node) {
+		// A sender's own watermark may be behind the window's, which left
+		// it out while it was idle: the window decides what is late.
+		strat = partition.Hash
 	}
 	st := &exchange.EdgeStats{Name: n.Name, Strategy: strat, Log: j.Cfg.Logger}
 	if st.Log == nil {
@@ -280,6 +286,7 @@ func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
+	m.Watermark = w.wm // its own, restored with it: never behind
 	if err := w.out.Mark(m); err != nil {
 		return err
 	}
