@@ -281,12 +281,14 @@ func TestKeyedProcessRecovery(t *testing.T) {
 	for _, c := range []struct{ before, after int }{{2, 2}, {2, 3}, {4, 1}, {1, 4}} {
 		dir := t.TempDir()
 		opts := func(w int) []weir.JobOption {
-			return []weir.JobOption{weir.Workers(w), weir.EpochRecords(150), weir.Checkpoints(dir, 2, 2)}
+			return []weir.JobOption{weir.Workers(w), weir.EpochRecords(150), weir.QueueDepth(2), weir.Checkpoints(dir, 2, 2)}
 		}
 		first := weir.NewJob("first", opts(c.before)...)
-		build(9000)(first)
+		build(11000)(first)
 		if err := runErr(t, first); err == nil {
 			t.Fatalf("workers %d: the first run did not crash", c.before)
+		} else {
+			t.Logf("complete after the crash: %v", completeCkpts(t, dir))
 		}
 		second := weir.NewJob("second", opts(c.after)...)
 		out := build(-1)(second)
@@ -299,8 +301,8 @@ func TestKeyedProcessRecovery(t *testing.T) {
 		t.Run(fmt.Sprintf("workers %d to %d", c.before, c.after), func(t *testing.T) { checkBag(t, out.Records(), want) })
 	}
 	dir := t.TempDir()
-	opts := []weir.JobOption{weir.Workers(1), weir.EpochRecords(150), weir.Checkpoints(dir, 2, 2)}
-	if _, errs := runProcesses(t, 2, opts, build(9000)); errs[0] == nil && errs[1] == nil {
+	opts := []weir.JobOption{weir.Workers(1), weir.EpochRecords(150), weir.QueueDepth(2), weir.Checkpoints(dir, 2, 2)}
+	if _, errs := runProcesses(t, 2, opts, build(11000)); errs[0] == nil && errs[1] == nil {
 		t.Fatal("2 processes: the first run did not crash")
 	}
 	got, errs := runProcesses(t, 3, opts, build(-1))
