@@ -152,7 +152,9 @@ func ExampleInnerJoin() {
 	joined := weir.InnerJoin(
 		weir.KeyBy(ps, func(p person) int { return p.ID }),
 		weir.KeyBy(as, func(a auction) int { return a.Seller }),
-		func(id int, p person, a auction) string { return fmt.Sprintf("auction %d: %s (%s)", a.ID, p.Name, p.State) })
+		func(id int, p person, a auction) string {
+			return fmt.Sprintf("auction %d: %s (%s)", a.ID, p.Name, p.State)
+		})
 	out := &weir.Collect[string]{}
 	weir.Sink(joined, out)
 	if err := job.Run(context.Background()); err != nil {

@@ -17,9 +17,9 @@ import (
 // checkpoint and the table's snapshot and restore. The operator adds its
 // records to the table and says, per fired window, what its results are.
 type windowed[K comparable, S, O any] struct {
-	name  string
-	spec  window.Spec
-	held  dataflow.TimeRange // the times results may have
+	name string
+	spec window.Spec
+	held dataflow.TimeRange // the times results may have
 	outBuf[O]
 	table keyedStore[K, window.Set[S]]
 	next  int64 // the watermark at which some window needs attention
