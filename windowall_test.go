@@ -62,7 +62,13 @@ func TestWindowAllAgainstModel(t *testing.T) {
 						counts := &bag[weir.WindowResult[weir.Unit, int64]]{}
 						weir.Sink(weir.Count(weir.WindowAll(s, wm.spec(), wm.opts...)), counts)
 						sums := &bag[weir.WindowResult[weir.Unit, rec]]{}
-						weir.Sink(weir.Reduce(weir.WindowAll(s, wm.spec(), wm.opts...), sumVals), sums)
+						// A window of one record reduces to that record, key and all;
+						// the model's records have no key.
+						reduced := weir.Reduce(weir.WindowAll(s, wm.spec(), wm.opts...), sumVals)
+						weir.Sink(weir.Map(reduced, func(r weir.WindowResult[weir.Unit, rec]) weir.WindowResult[weir.Unit, rec] {
+							r.Value.Key = ""
+							return r
+						}, weir.Stateless()), sums)
 						means := &bag[weir.WindowResult[weir.Unit, float64]]{}
 						weir.Sink(weir.Aggregate(weir.WindowAll(s, wm.spec(), wm.opts...), average), means)
 						run(t, j)
