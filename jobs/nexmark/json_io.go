@@ -30,34 +30,28 @@ func WriteJSON(w io.Writer, g gen.Nexmark) (Counts, error) {
 	if g.Events <= 0 {
 		return c, fmt.Errorf("nexmark: WriteJSON needs a number of events, not %d", g.Events)
 	}
-	r, err := g.Open(weir.SourceContext{Instance: 0, Parallelism: 1})
-	if err != nil {
-		return c, err
-	}
-	defer r.Close()
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var line []byte
-	for {
-		evs, err := r.Read()
-		for i := range evs {
-			switch evs[i].Kind {
-			case gen.PersonKind:
-				c.Persons++
-			case gen.AuctionKind:
-				c.Auctions++
-			default:
-				c.Bids++
-			}
-			line = append(AppendJSON(line[:0], &evs[i]), '\n')
-			if _, werr := bw.Write(line); werr != nil {
-				return c, werr
-			}
+	var werr error
+	_, err := forEach(g, func(e *gen.NexmarkEvent) {
+		switch e.Kind {
+		case gen.PersonKind:
+			c.Persons++
+		case gen.AuctionKind:
+			c.Auctions++
+		default:
+			c.Bids++
 		}
-		if err == io.EOF {
-			return c, bw.Flush()
+		line = append(AppendJSON(line[:0], e), '\n')
+		if werr == nil {
+			_, werr = bw.Write(line)
 		}
-		if err != nil {
-			return c, err
-		}
+	})
+	if err == nil {
+		err = werr
 	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return c, err
 }
