@@ -12,13 +12,14 @@ func init() {
 	register("q0", &query{
 		header: "auction,bidder,price,dateTime,extra", cols: cols("iiiis"),
 		add: func(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
-			emit(weir.MapRef(bids(ev), func(e *gen.NexmarkEvent) q0Row { return q0Row(e.Bid) }, weir.Name("q0"), weir.Stateless()), sk, nil)
+			emit(weir.MapRef(bids(ev), func(e *gen.NexmarkEvent) q0Row { return q0Row(toBidRow(&e.Bid)) }, weir.Name("q0"), weir.Stateless()), sk, nil)
 		},
 		ref: func(evs []gen.NexmarkEvent) []string {
 			var rs []q0Row
 			for i := range evs {
 				if evs[i].Kind == gen.BidKind {
-					rs = append(rs, q0Row(evs[i].Bid))
+					b := evs[i].Bid
+					rs = append(rs, q0Row{Auction: b.Auction, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime, Extra: b.Extra})
 				}
 			}
 			return rowsOf(rs)
@@ -26,7 +27,8 @@ func init() {
 		base: func(g gen.Nexmark) (c Checksum, n int64, err error) {
 			n, err = forEach(g, func(e *gen.NexmarkEvent) {
 				if e.Kind == gen.BidKind {
-					c.add((*q0Row)(&e.Bid).hash())
+					r := q0Row(toBidRow(&e.Bid))
+					c.add(r.hash())
 				}
 			})
 			return c, n, err
@@ -92,7 +94,7 @@ func bids(ev weir.Stream[gen.NexmarkEvent]) weir.Stream[gen.NexmarkEvent] {
 func q2Keep(e *gen.NexmarkEvent) bool { return e.Kind == gen.BidKind && e.Bid.Auction%123 == 0 }
 
 // q0Row is a bid, written as auction,bidder,price,dateTime,extra.
-type q0Row gen.Bid
+type q0Row bidRow
 
 func (r *q0Row) csv(l line) line {
 	return l.int(r.Auction).int(r.Bidder).int(r.Price).int(r.DateTime).str(r.Extra)

@@ -3,6 +3,7 @@ package nexmark
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -140,6 +141,8 @@ func newHasher() hasher { return 0x589965cc75374cc3 }
 func (h hasher) int(v int64) hasher {
 	return hasher(partition.HashUint64(uint64(h)*0xa0761d6478bd642f ^ uint64(v)))
 }
+
+func (h hasher) float(v float64) hasher { return h.int(int64(math.Float64bits(v))) }
 
 func (h hasher) str(s string) hasher { return h.int(int64(partition.HashString(s))) }
 

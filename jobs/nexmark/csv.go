@@ -2,7 +2,6 @@ package nexmark
 
 import (
 	"encoding/csv"
-	"math"
 	"strconv"
 	"strings"
 
@@ -149,7 +148,7 @@ func hashLine(cs []col, l string) (key int64, h uint64, ok bool) {
 			if err != nil {
 				return 0, 0, false
 			}
-			hs = hs.int(int64(math.Float64bits(v)))
+			hs = hs.float(v)
 			continue
 		}
 		var v int64
