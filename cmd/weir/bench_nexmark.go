@@ -47,6 +47,13 @@ engine's, adding baseline_events_per_s (its median) and ratio =
 events_per_s / baseline_events_per_s: at --workers 1, how the engine's
 cost per event compares with the loop's.
 
+On a machine shared with other work, wall-clock rates fall with the
+share of the cores the run gets; the process's CPU time does not:
+cpu_seconds (of the engine's run, every thread of the process, generation
+included; in a distributed job process 0's, for its share of the
+events), events_per_cpu_s, and with --baseline baseline_events_per_cpu_s
+and cpu_ratio = events_per_cpu_s / baseline_events_per_cpu_s.
+
   weir bench nexmark --query all --workers 2 --baseline
   weir launch -n 2 -- bench nexmark --query q5 --workers 1`,
 		Args: cobra.NoArgs,
@@ -163,7 +170,7 @@ func (b *nexmarkBench) profile(q string) (stop func() error, err error) {
 
 func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar) (map[string]any, error) {
 	g := b.gf.gen(b.events, 0)
-	var engine, loop, p50s, p99s []float64
+	var engine, loop, engineCPU, loopCPU, p50s, p99s []float64
 	checked := true
 	var want nexmark.Checksum
 	for r := range b.runs {
@@ -171,23 +178,24 @@ func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar) (
 		// each job together; with --baseline it is timed every run.
 		if r == 0 || b.baseline {
 			runtime.GC()
-			t0 := time.Now()
+			t0, cpu0 := time.Now(), cpuSeconds()
 			sum, n, err := nexmark.Baseline(q, g)
 			if err != nil {
 				return nil, err
 			}
-			loop = append(loop, time.Since(t0).Seconds())
+			loop, loopCPU = append(loop, time.Since(t0).Seconds()), append(loopCPU, cpuSeconds()-cpu0)
 			if n != b.events {
 				return nil, fmt.Errorf("bench nexmark: the loop read %d events of %d", n, b.events)
 			}
 			want = sum
 		}
 		runtime.GC()
+		cpu0 := cpuSeconds()
 		got, m, took, err := b.engineRun(ctx, q, r, g, bar)
 		if err != nil {
 			return nil, err
 		}
-		engine = append(engine, took.Seconds())
+		engine, engineCPU = append(engine, took.Seconds()), append(engineCPU, cpuSeconds()-cpu0)
 		p50s, p99s = append(p50s, ms(m.LatencyP50)), append(p99s, ms(m.LatencyP99))
 		checked = checked && got.Equal(&want)
 	}
@@ -204,10 +212,19 @@ func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar) (
 		"checked":               checked,
 		"latency_p50_ms":        median(p50s), "latency_p99_ms": median(p99s),
 	}
+	// This process's CPU time covers its share of the events.
+	cpuRate := float64(b.events) / float64(procs) / median(engineCPU)
+	if median(engineCPU) > 0 {
+		line["cpu_seconds"], line["events_per_cpu_s"] = median(engineCPU), cpuRate
+	}
 	if b.baseline {
 		base := float64(b.events) / median(loop)
 		line["baseline_events_per_s"] = base
 		line["ratio"] = rate / base
+		if median(loopCPU) > 0 && median(engineCPU) > 0 {
+			baseCPU := float64(b.events) / median(loopCPU)
+			line["baseline_events_per_cpu_s"], line["cpu_ratio"] = baseCPU, cpuRate/baseCPU
+		}
 	}
 	return line, nil
 }

@@ -157,7 +157,8 @@ func TestBenchNexmark(t *testing.T) {
 			t.Errorf("line %d: %v", i+1, m)
 		}
 		rate, perCore := number(t, m, "events_per_s"), number(t, m, "events_per_s_per_core")
-		if rate <= 0 || perCore != rate/2 || number(t, m, "baseline_events_per_s") <= 0 || number(t, m, "ratio") <= 0 {
+		if rate <= 0 || perCore != rate/2 || number(t, m, "baseline_events_per_s") <= 0 || number(t, m, "ratio") <= 0 ||
+			number(t, m, "events_per_cpu_s") <= 0 || number(t, m, "cpu_ratio") <= 0 {
 			t.Errorf("line %d: rates %v", i+1, m)
 		}
 	}
