@@ -65,8 +65,7 @@
 // checkpoints.
 //
 // Add assigns event time after each query's filters, with MaxOutOfOrder
-// of allowed disorder (the generator's events are in order; a file's
-// events may be less so). Baseline and the engine see the same events when
+// of allowed disorder: none, since the generator's events are in order. Baseline and the engine see the same events when
 // the generator has a StartTime; with StartTime 0 its event times follow
 // the wall clock when it opens.
 package nexmark
