@@ -51,6 +51,19 @@
 //     bids less than 10 s apart (a bid 10 s or more after the previous one
 //     opens a new session): their number of bids, the first bid's time and
 //     the last one's plus 10 s.
+//   - q14 (auction,bidder,price,bidTimeType,dateTime,extra,c_counts): the
+//     bids whose price in euros (as q1's) is strictly between 1,000,000
+//     and 50,000,000, with "dayTime" for hours 8 to 18 UTC, "nightTime"
+//     for hours up to 6 and from 20, "otherTime" else, and the number of
+//     'c's in extra.
+//   - q21 (auction,bidder,price,channel,channel_id): bids with a channel
+//     id: 0 to 3 for the channels apple, google, facebook and baidu (in
+//     any case), else the value of the URL's first channel_id parameter
+//     (REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2)); a bid with
+//     neither has no row.
+//   - q22 (auction,bidder,price,channel,dir1,dir2,dir3): every bid with
+//     the 4th, 5th and 6th parts of its URL cut at '/' (SPLIT_INDEX(url,
+//     '/', 3) to 5), empty where the URL has fewer.
 //
 // Times are integer milliseconds since the Unix epoch; strings are quoted
 // as RFC 4180 says when they hold a comma, a quote or a line break.
