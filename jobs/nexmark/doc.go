@@ -56,6 +56,11 @@
 //     and 50,000,000, with "dayTime" for hours 8 to 18 UTC, "nightTime"
 //     for hours up to 6 and from 20, "otherTime" else, and the number of
 //     'c's in extra.
+//   - q17 (auction,day,total_bids,rank1_bids,rank2_bids,rank3_bids,
+//     min_price,max_price,avg_price,sum_price): per auction and UTC day
+//     (yyyy-MM-dd; a 24 h tumbling window), the number of bids, of those
+//     under 10,000, from 10,000 to under 1,000,000 and from 1,000,000,
+//     and the least, greatest, average (a float64) and total price.
 //   - q21 (auction,bidder,price,channel,channel_id): bids with a channel
 //     id: 0 to 3 for the channels apple, google, facebook and baidu (in
 //     any case), else the value of the URL's first channel_id parameter

@@ -9,7 +9,7 @@ import (
 	"github.com/weirstream/weir/jobs/nexmark"
 )
 
-// Bids at the edges of q14's hours (before 1970 too), q21's URLs and
+// Bids at the edges of q14's hours and q17's days (before 1970 too), q21's URLs and
 // channels and q22's paths: the engine's rows equal the reference's, and
 // the reference's are the ones written here.
 func TestBidEdges(t *testing.T) {
@@ -33,6 +33,7 @@ func TestBidEdges(t *testing.T) {
 			"1006,0,1089600,otherTime,71999999,cabc,2", "1007,0,1089600,nightTime,72000000,cabc,2", "1008,0,1089600,nightTime,-1,cabc,2",
 			"1009,0,1089600,otherTime,-14400001,cabc,2", "1010,0,1089600,otherTime,-18000000,cabc,2"},
 		"q21": {"1000,0,1200000,APPLE,0", "1000,1,1200000,google,1", "1000,2,1200000,Baidu,3", "1000,3,1200000,faceBook,2", "1001,3,1200003,channel-7,", "1000,8,1200000,Baidu,3"},
+		"q17": {"1008,1969-12-31,9,0,0,9,1200000,1200064,1200032,10800288", "1000,1970-01-01,9,0,0,9,1200000,1200000,1200000,10800000"},
 		"q22": {"1000,0,1200000,APPLE,,,", "1000,1,1200000,google,b,c,d?q=1&channel_id=x9&y=2", "1000,4,1200000,channel-7,,,", "1000,6,1200000,APPLE,p,q,r", `1000,7,1200000,google,"a,b","""c""",d`},
 	}
 	for name, rows := range want {
