@@ -51,6 +51,24 @@
 //     bids less than 10 s apart (a bid 10 s or more after the previous one
 //     opens a new session): their number of bids, the first bid's time and
 //     the last one's plus 10 s.
+//   - q14 (auction,bidder,price,bidTimeType,dateTime,extra,c_counts): the
+//     bids whose price in euros (as q1's) is strictly between 1,000,000
+//     and 50,000,000, with "dayTime" for hours 8 to 18 UTC, "nightTime"
+//     for hours up to 6 and from 20, "otherTime" else, and the number of
+//     'c's in extra.
+//   - q17 (auction,day,total_bids,rank1_bids,rank2_bids,rank3_bids,
+//     min_price,max_price,avg_price,sum_price): per auction and UTC day
+//     (yyyy-MM-dd; a 24 h tumbling window), the number of bids, of those
+//     under 10,000, from 10,000 to under 1,000,000 and from 1,000,000,
+//     and the least, greatest, average (a float64) and total price.
+//   - q21 (auction,bidder,price,channel,channel_id): bids with a channel
+//     id: 0 to 3 for the channels apple, google, facebook and baidu (in
+//     any case), else the value of the URL's first channel_id parameter
+//     (REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2)); a bid with
+//     neither has no row.
+//   - q22 (auction,bidder,price,channel,dir1,dir2,dir3): every bid with
+//     the 4th, 5th and 6th parts of its URL cut at '/' (SPLIT_INDEX(url,
+//     '/', 3) to 5), empty where the URL has fewer.
 //
 // Times are integer milliseconds since the Unix epoch; strings are quoted
 // as RFC 4180 says when they hold a comma, a quote or a line break.
@@ -65,8 +83,7 @@
 // checkpoints.
 //
 // Add assigns event time after each query's filters, with MaxOutOfOrder
-// of allowed disorder (the generator's events are in order; a file's
-// events may be less so). Baseline and the engine see the same events when
+// of allowed disorder: none, since the generator's events are in order. Baseline and the engine see the same events when
 // the generator has a StartTime; with StartTime 0 its event times follow
 // the wall clock when it opens.
 package nexmark

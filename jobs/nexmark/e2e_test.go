@@ -187,3 +187,21 @@ func TestNames(t *testing.T) {
 		t.Error("Add of an unknown query succeeded")
 	}
 }
+
+// The queries over events in memory, split into contiguous shares (as the
+// readers of a file split it), equal the reference: each share is in time
+// order, and the watermark is the least of the shares'.
+func TestQueriesOverSlice(t *testing.T) {
+	g := testGen(testEvents(t), 41)
+	want := reference(t, g)
+	evs := events(t, g)
+	for _, name := range nexmark.Names() {
+		for _, w := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/workers=%d", name, w), func(t *testing.T) {
+				in := weir.SliceSource[gen.NexmarkEvent]{Records: evs, BatchSize: 101}
+				lines, sum := run(t, name, in, weir.Workers(w), weir.BatchInterval(time.Millisecond))
+				check(t, name, lines, sum, want[name])
+			})
+		}
+	}
+}
