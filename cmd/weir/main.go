@@ -44,6 +44,7 @@ func rootCmd() *cobra.Command {
 	run.AddCommand(runYSBCmd(), runWordcountCmd())
 	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
 	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd())
+	bench.AddCommand(benchReportCmd())
 	root.AddCommand(run, bench, explainCmd(), launchCmd())
 	for _, c := range []*cobra.Command{run, bench} {
 		c.Args = cobra.NoArgs

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Every plot is a PNG of PlotWidth × PlotHeight pixels.
+const (
+	PlotWidth  = 768
+	PlotHeight = 432
+	plotDPI    = 96
+)
+
+// palette is Okabe and Ito's, which reads in colour blindness too.
+var palette = []color.Color{
+	color.RGBA{0, 114, 178, 255},   // blue
+	color.RGBA{213, 94, 0, 255},    // vermillion
+	color.RGBA{0, 158, 115, 255},   // green
+	color.RGBA{204, 121, 167, 255}, // purple
+	color.RGBA{230, 159, 0, 255},   // orange
+	color.RGBA{86, 180, 233, 255},  // sky
+	color.RGBA{0, 0, 0, 255},       // black
+	color.RGBA{240, 228, 66, 255},  // yellow
+}
+
+// shapes are filled first, then hollow.
+var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
+	draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+
+// style returns series i's colour and glyph.
+func style(i int) (color.Color, draw.GlyphStyle) {
+	c := palette[i%len(palette)]
+	return c, draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: shapes[(i/len(palette)+i)%len(shapes)]}
+}
+
+// newPlot returns a plot with a title and axis labels, and a grid.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	p.Add(g)
+	return p
+}
+
+// logY makes p's Y axis logarithmic over [lo, hi], widened to whole
+// steps of the ticks.
+func logY(p *plot.Plot, lo, hi float64) {
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = siLogTicks{}
+	p.Y.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+	p.Y.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
+}
+
+// siLogTicks marks 1, 2 and 5 of each power of ten with K, M, G labels,
+// and the other digits without.
+type siLogTicks struct{}
+
+func (siLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1.0; m < 10; m++ {
+			v := m * math.Pow(10, e)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = shortSI(v)
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// shortSI writes v as 500, 2K, 10M, 1G.
+func shortSI(v float64) string {
+	for _, u := range []struct {
+		f float64
+		s string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "K"}} {
+		if v >= u.f {
+			return fmt.Sprintf("%g%s", math.Round(v/u.f*10)/10, u.s)
+		}
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// render draws plots side by side into a PNG.
+func render(plots ...*plot.Plot) ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseDPI(plotDPI),
+		vgimg.UseWH(vg.Length(PlotWidth)*vg.Inch/plotDPI, vg.Length(PlotHeight)*vg.Inch/plotDPI))
+	dc := draw.New(c)
+	if len(plots) == 1 {
+		plots[0].Draw(dc)
+	} else {
+		pad := vg.Points(6)
+		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: 3 * pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+		for i, tc := range plot.Align([][]*plot.Plot{plots}, tiles, dc)[0] {
+			plots[i].Draw(tc)
+		}
+	}
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("report: drawing a plot: %w", err)
+	}
+	return b.Bytes(), nil
+}
