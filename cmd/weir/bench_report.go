@@ -132,9 +132,9 @@ func runSuites(ctx context.Context, root *cobra.Command, plan []report.Run, resu
 	return entries, os.WriteFile(results, buf.Bytes(), 0o644)
 }
 
-// runOne runs one command and returns its result entries, or one missing
-// entry saying why it printed none. Only the context's end is an error:
-// a command that fails is recorded as such.
+// runOne runs one command and returns its result entries, and a missing
+// entry saying why if it failed or printed none. Only the context's end
+// is an error: a command that fails is recorded as such.
 func runOne(ctx context.Context, exe string, r report.Run) ([]report.Entry, error) {
 	c := exec.CommandContext(ctx, exe, r.Args...)
 	// Stopping the report stops the command cleanly (launch passes the
@@ -149,14 +149,13 @@ func runOne(ctx context.Context, exe string, r report.Run) ([]report.Entry, erro
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	missing := func(reason string) []report.Entry {
-		return []report.Entry{{Kind: report.KindMissing, Suite: r.Suite, Command: r.Command(), WallSeconds: wall, Reason: reason}}
-	}
-	if runErr != nil {
-		return missing(fmt.Sprintf("%v: %s", runErr, lastLines(stderr.String(), 3))), nil
+	missing := func(reason string) report.Entry {
+		return report.Entry{Kind: report.KindMissing, Suite: r.Suite, Command: r.Command(), WallSeconds: wall, Reason: reason}
 	}
 	// Process 0's lines pass through launch as they are; others are
-	// prefixed, and no line but a result starts with "{".
+	// prefixed, and no line but a result starts with "{". A command that
+	// fails may have printed results (bench nexmark prints a query whose
+	// check failed before it fails): they are kept, with the failure.
 	var lines bytes.Buffer
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
@@ -168,16 +167,19 @@ func runOne(ctx context.Context, exe string, r report.Run) ([]report.Entry, erro
 	}
 	es, err := report.Read(&lines, r.Command())
 	if err != nil {
-		return missing(fmt.Sprintf("its output could not be read: %v", err)), nil
-	}
-	if len(es) == 0 {
-		return missing("it printed no JSON line"), nil
+		return []report.Entry{missing(fmt.Sprintf("its output could not be read: %v", err))}, nil
 	}
 	for i := range es {
 		if es[i].Kind != report.KindResult || es[i].Suite != r.Suite {
-			return missing(fmt.Sprintf("it printed a line of suite %q, not %q", es[i].Suite, r.Suite)), nil
+			return []report.Entry{missing(fmt.Sprintf("it printed a line of suite %q, not %q", es[i].Suite, r.Suite))}, nil
 		}
 		es[i].Command, es[i].WallSeconds, es[i].File, es[i].Line = r.Command(), wall, "", 0
+	}
+	switch {
+	case runErr != nil:
+		es = append(es, missing(fmt.Sprintf("failed (%v): %s", runErr, lastLines(stderr.String(), 3))))
+	case len(es) == 0:
+		es = append(es, missing("it printed no JSON line"))
 	}
 	return es, nil
 }

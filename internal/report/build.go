@@ -31,7 +31,7 @@ type Report struct {
 }
 
 // PlotNames are the names of every plot a page may have.
-var PlotNames = []string{"nexmark_per_core.png", "throughput.png", "latency.png", "skew_imbalance.png"}
+var PlotNames = []string{"nexmark_per_core.png", "throughput.png", "latency.png", "nexmark_latency.png", "skew_imbalance.png"}
 
 // group holds the entries of one suite.
 type group struct {
@@ -115,7 +115,7 @@ func (b *builder) header(machines []Machine) {
 		}
 		p.WriteString("\n")
 	}
-	rows := [][]string{{"suite", "result lines", "runs without a result"}}
+	rows := [][]string{{"suite", "result lines", "runs that failed or printed nothing"}}
 	for _, s := range Suites {
 		g := b.groups[s]
 		n, m := 0, 0
@@ -181,7 +181,7 @@ func (b *builder) unavailable(g *group) bool {
 		return true
 	}
 	if len(g.missing) > 0 {
-		p.WriteString("Runs of this suite that printed no result (their figures are absent below):\n\n")
+		p.WriteString("Runs of this suite that failed or printed nothing (the figures they printed, if any, are below):\n\n")
 		b.listMissing(g)
 	}
 	return false

@@ -35,8 +35,8 @@ const (
 	KindMachine Kind = "machine"
 	// KindResult is one JSON line a benchmark printed, with its command.
 	KindResult Kind = "result"
-	// KindMissing is a command that printed no result: it failed, or
-	// weir has no such benchmark.
+	// KindMissing is a command that failed (having printed results or
+	// not), printed nothing, or was not run: weir has no such benchmark.
 	KindMissing Kind = "missing"
 )
 

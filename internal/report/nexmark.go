@@ -105,10 +105,13 @@ func (b *builder) nexmark() error {
 	}
 	b.nexmarkCompare(runs)
 	var c commands
-	rows := [][]string{{"query", "parallelism", "events", "events/s", "per core", "loop events/s", "engine / loop", "checked", "command"}}
+	rows := [][]string{{"query", "parallelism", "events", "events/s", "per core", "loop events/s", "engine / loop",
+		"latency p50", "latency p99", "checked", "command"}}
 	for _, r := range runs {
-		rows = append(rows, []string{r.query, configLabel(r.workers, r.procs), field(r.e.Result, "events"), si(r.rate, r.hasRate),
-			si(r.perCore, r.hasCore), si(r.loopRate, r.hasLoop), times(r.ratio, r.hasRatio), checked(r.e.Result), c.ref(r.e)})
+		m := r.e.Result
+		rows = append(rows, []string{r.query, configLabel(r.workers, r.procs), field(m, "events"), si(r.rate, r.hasRate),
+			si(r.perCore, r.hasCore), si(r.loopRate, r.hasLoop), times(r.ratio, r.hasRatio),
+			millis(num(m, "latency_p50_ms")), millis(num(m, "latency_p99_ms")), checked(m), c.ref(r.e)})
 	}
 	p.heading(3, "Every run")
 	p.table(rows)
@@ -116,43 +119,58 @@ func (b *builder) nexmark() error {
 	return nil
 }
 
+// config is a run's parallelism.
+type config struct{ workers, procs int }
+
+func (c config) String() string { return configLabel(c.workers, c.procs) }
+
+// configsOf returns the configurations of runs, by cores, then processes.
+func configsOf(runs []nexRun) []config {
+	var cs []config
+	for _, r := range runs {
+		if c := (config{r.workers, r.procs}); !slices.Contains(cs, c) {
+			cs = append(cs, c)
+		}
+	}
+	slices.SortFunc(cs, func(a, b config) int {
+		if a.workers*a.procs != b.workers*b.procs {
+			return a.workers*a.procs - b.workers*b.procs
+		}
+		return a.procs - b.procs
+	})
+	return cs
+}
+
 // nexmarkCompare writes per core by query next to the published figures,
 // and the targets.
 func (b *builder) nexmarkCompare(runs []nexRun) {
-	perCore := map[string]map[int]float64{} // query -> workers -> per core
+	perCore := map[string]map[config]float64{} // query -> config -> per core
 	ratio1 := map[string]float64{}
-	var workers []int
 	for _, r := range runs {
-		if r.procs != 1 {
-			continue
-		}
 		if r.hasCore {
 			if perCore[r.query] == nil {
-				perCore[r.query] = map[int]float64{}
+				perCore[r.query] = map[config]float64{}
 			}
-			perCore[r.query][r.workers] = r.perCore
-			if !slices.Contains(workers, r.workers) {
-				workers = append(workers, r.workers)
-			}
+			perCore[r.query][config{r.workers, r.procs}] = r.perCore
 		}
-		if r.workers == 1 && r.hasRatio {
+		if r.workers == 1 && r.procs == 1 && r.hasRatio {
 			ratio1[r.query] = r.ratio
 		}
 	}
-	slices.Sort(workers)
+	configs := configsOf(runs)
 	head := []string{"query"}
-	for _, w := range workers {
-		head = append(head, "Weir per core, "+configLabel(w, 1))
+	for _, c := range configs {
+		head = append(head, "Weir per core, "+c.String())
 	}
 	head = append(head, "Flink", "Feldera", "2 workers / Flink", "2 workers / Feldera", "engine / loop, 1 worker", "target met")
 	rows := [][]string{head}
 	for _, q := range queries(runs) {
 		row := []string{q}
-		for _, w := range workers {
-			v, ok := perCore[q][w]
+		for _, c := range configs {
+			v, ok := perCore[q][c]
 			row = append(row, si(v, ok))
 		}
-		two, ok2 := perCore[q][2]
+		two, ok2 := perCore[q][config{2, 1}]
 		fl, okf := Flink.PerCore[q]
 		fe, oke := Feldera.PerCore[q]
 		r1, okr := ratio1[q]

@@ -95,13 +95,13 @@ func commandText(e Entry) string {
 	return s
 }
 
-// missingText says why a suite's run printed no result.
+// missingText says why a suite's run failed or printed nothing.
 func missingText(e Entry) string {
 	reason := strings.TrimSpace(e.Reason)
 	if reason == "" {
 		reason = "no reason recorded"
 	}
-	return fmt.Sprintf("%s gave no result: %s", commandText(e), reason)
+	return fmt.Sprintf("%s: %s", commandText(e), reason)
 }
 
 const none = "—"
@@ -122,10 +122,15 @@ func si(v float64, ok bool) string {
 }
 
 func millis(v float64, ok bool) string {
-	if !ok {
+	switch {
+	case !ok:
 		return none
+	case v < 1:
+		return fmt.Sprintf("%.3f ms", v)
+	case v < 100:
+		return fmt.Sprintf("%.1f ms", v)
 	}
-	return fmt.Sprintf("%.1f ms", v)
+	return fmt.Sprintf("%.0f ms", v)
 }
 
 func times(v float64, ok bool) string {

@@ -46,7 +46,7 @@ var (
 )
 
 // Plan returns the runs of a report: Nexmark (every query, with the
-// hand-written loop, at 1 and 2 workers), YSB (1 and 2 workers, and 2
+// hand-written loop, at 1 and 2 workers, and 2 processes of 1 worker), YSB (1 and 2 workers, and 2
 // processes of 1 worker), skew (every strategy at 2, 4 and 8 partitions
 // on 2 cores, and the planners' simulation at 2 to 64 partitions),
 // fission and transport. quick shrinks every count to a test's size.
@@ -58,9 +58,11 @@ func Plan(quick bool) []Run {
 	n := strconv.Itoa
 	var runs []Run
 	add := func(s Suite, args ...string) { runs = append(runs, Run{Suite: s, Args: args}) }
+	nex := []string{"bench", "nexmark", "--query", "all", "--events", n(z.nexmark)}
 	for _, w := range []string{"1", "2"} {
-		add(Nexmark, "bench", "nexmark", "--query", "all", "--events", n(z.nexmark), "--workers", w, "--baseline")
+		add(Nexmark, slices.Concat(nex, []string{"--workers", w, "--baseline"})...)
 	}
+	add(Nexmark, slices.Concat([]string{"launch", "-n", "2", "--"}, nex, []string{"--workers", "1"})...)
 	// Epochs of 10ms: a run of a fraction of a second has tens of them,
 	// enough for latency percentiles.
 	ysb := []string{"bench", "ysb", "--events", n(z.ysb), "--runs", n(z.runs), "--interval", "10ms"}

@@ -63,11 +63,13 @@ func logY(p *plot.Plot, lo, hi float64) {
 	p.Y.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
 }
 
-// siLogTicks marks 1, 2 and 5 of each power of ten with K, M, G labels,
-// and the other digits without.
+// siLogTicks marks 1, 2 and 5 of each power of ten with K, M, G labels
+// (only 1 over a wide range), and the other digits without.
 type siLogTicks struct{}
 
 func (siLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	// Over more than 4 powers of ten, only the powers are labelled.
+	wide := math.Log10(hi/lo) > 4
 	var ts []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
 		for m := 1.0; m < 10; m++ {
@@ -76,7 +78,7 @@ func (siLogTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
+			if m == 1 || !wide && (m == 2 || m == 5) {
 				t.Label = shortSI(v)
 			}
 			ts = append(ts, t)
