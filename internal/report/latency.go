@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -83,40 +82,32 @@ func ysbLatencyPlot(runs []ysbRun) (*plot.Plot, error) {
 // nexmarkLatencyPlot draws each query's p99 (filled) and p50 (hollow) at
 // each parallelism, on a log scale; nil if no line has them.
 func nexmarkLatencyPlot(runs []nexRun) (*plot.Plot, error) {
-	qs, configs := queries(runs), configsOf(runs)
-	pl := newPlot("Nexmark: epoch latency", "query", "epoch latency, ms (log)")
-	lo, hi := math.Inf(1), 0.0
-	for ci, c := range configs {
+	var ss []dots
+	for ci, c := range configsOf(runs) {
 		col, filled := style(ci)
-		for k, key := range []string{"latency_p99_ms", "latency_p50_ms"} {
-			var xys plotter.XYs
-			for _, r := range runs {
-				if v, ok := num(r.e.Result, key); ok && v > 0 && (config{r.workers, r.procs}) == c {
-					off := (float64(ci) - float64(len(configs)-1)/2) * 0.6 / float64(len(configs))
-					xys = append(xys, plotter.XY{X: float64(slices.Index(qs, r.query)) + off, Y: v})
-					lo, hi = min(lo, v), max(hi, v)
+		hollow := draw.GlyphStyle{Color: col, Radius: filled.Radius, Shape: draw.RingGlyph{}}
+		p99 := dots{name: "p99, " + c.String(), at: map[string]float64{}, glyph: filled}
+		p50 := dots{name: "p50, " + c.String(), at: map[string]float64{}, glyph: hollow}
+		for _, r := range runs {
+			if (config{r.workers, r.procs}) == c {
+				if v, ok := num(r.e.Result, "latency_p99_ms"); ok {
+					p99.at[r.query] = v
+				}
+				if v, ok := num(r.e.Result, "latency_p50_ms"); ok {
+					p50.at[r.query] = v
 				}
 			}
-			if len(xys) == 0 {
-				continue
-			}
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, err
-			}
-			sc.GlyphStyle = filled
-			if k == 1 {
-				sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: filled.Radius, Shape: draw.RingGlyph{}}
-			}
-			pl.Add(sc)
-			pl.Legend.Add([]string{"p99, ", "p50, "}[k]+c.String(), sc)
 		}
+		ss = append(ss, p99, p50)
+	}
+	pl := newPlot("Nexmark: epoch latency", "query", "epoch latency, ms (log)")
+	lo, hi, err := dotPlot(pl, queries(runs), ss, 0.6)
+	if err != nil {
+		return nil, err
 	}
 	if hi == 0 {
 		return nil, nil
 	}
-	pl.NominalX(qs...)
-	pl.X.Min, pl.X.Max = -0.5, float64(len(qs))-0.5
 	logY(pl, lo, hi*10)
 	pl.Legend.Top, pl.Legend.Left = true, true
 	pl.Legend.XOffs = vg.Points(8)

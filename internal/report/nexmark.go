@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -204,56 +203,28 @@ func targetMet(q string, perCore float64, okCore bool, ratio float64, okRatio bo
 // nexmarkPlot draws events/s per core by query: Weir at each worker
 // count, Flink and Feldera, on a log scale.
 func nexmarkPlot(runs []nexRun) ([]byte, error) {
-	qs := queries(runs)
-	type series struct {
-		name  string
-		at    map[string]float64
-		glyph draw.GlyphStyle // zero: style(i)'s
-	}
-	var ss []series
-	byCfg := map[string]int{}
-	for _, r := range runs {
-		if !r.hasCore {
-			continue
-		}
-		name := "Weir, " + configLabel(r.workers, r.procs)
-		i, ok := byCfg[name]
-		if !ok {
-			i = len(ss)
-			byCfg[name] = i
-			_, g := style(len(ss))
-			ss = append(ss, series{name: name, at: map[string]float64{}, glyph: g})
-		}
-		ss[i].at[r.query] = r.perCore
-	}
-	// The published figures are hollow, Weir's filled.
-	ss = append(ss, series{"Flink (published)", Flink.PerCore, draw.GlyphStyle{Color: palette[6], Shape: draw.TriangleGlyph{}}},
-		series{"Feldera (published; 425K for 410–440K)", Feldera.PerCore, draw.GlyphStyle{Color: palette[3], Shape: draw.RingGlyph{}}})
-	p := newPlot("Nexmark: events/s per core", "query", "events/s per core (log)")
-	lo, hi := math.Inf(1), 0.0
-	for i, s := range ss {
-		var xys plotter.XYs
-		for j, q := range qs {
-			if v, ok := s.at[q]; ok && v > 0 {
-				off := (float64(i) - float64(len(ss)-1)/2) * 0.7 / float64(len(ss))
-				xys = append(xys, plotter.XY{X: float64(j) + off, Y: v})
-				lo, hi = min(lo, v), max(hi, v)
+	var ss []dots
+	for i, c := range configsOf(runs) {
+		_, g := style(i)
+		s := dots{name: "Weir, " + c.String(), at: map[string]float64{}, glyph: g}
+		for _, r := range runs {
+			if r.hasCore && (config{r.workers, r.procs}) == c {
+				s.at[r.query] = r.perCore
 			}
 		}
-		if len(xys) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(xys)
-		if err != nil {
-			return nil, err
-		}
-		sc.GlyphStyle = s.glyph
-		sc.GlyphStyle.Radius = vg.Points(4.5)
-		p.Add(sc)
-		p.Legend.Add(s.name, sc)
+		ss = append(ss, s)
 	}
-	p.NominalX(qs...)
-	p.X.Min, p.X.Max = -0.5, float64(len(qs))-0.5
+	// The published figures are hollow, Weir's filled.
+	ss = append(ss, dots{"Flink (published)", Flink.PerCore, draw.GlyphStyle{Color: palette[6], Shape: draw.TriangleGlyph{}}},
+		dots{"Feldera (published; 425K for 410–440K)", Feldera.PerCore, draw.GlyphStyle{Color: palette[3], Shape: draw.RingGlyph{}}})
+	for i := range ss {
+		ss[i].glyph.Radius = vg.Points(4.5)
+	}
+	p := newPlot("Nexmark: events/s per core", "query", "events/s per core (log)")
+	lo, hi, err := dotPlot(p, queries(runs), ss, 0.7)
+	if err != nil {
+		return nil, err
+	}
 	logY(p, lo, hi*3)
 	p.Legend.Top, p.Legend.Left = true, false
 	return render(p)

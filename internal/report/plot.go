@@ -120,3 +120,41 @@ func render(plots ...*plot.Plot) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// dots is a series of a dot plot: a value per category.
+type dots struct {
+	name  string
+	at    map[string]float64
+	glyph draw.GlyphStyle
+}
+
+// dotPlot adds each series' positive values at their categories (the
+// series side by side within a category) and the legend, makes the X
+// axis the categories, and returns the range of the values (lo > hi if
+// there are none).
+func dotPlot(p *plot.Plot, cats []string, ss []dots, spread float64) (lo, hi float64, err error) {
+	lo, hi = math.Inf(1), 0.0
+	for i, s := range ss {
+		var xys plotter.XYs
+		for j, c := range cats {
+			if v, ok := s.at[c]; ok && v > 0 {
+				off := (float64(i) - float64(len(ss)-1)/2) * spread / float64(len(ss))
+				xys = append(xys, plotter.XY{X: float64(j) + off, Y: v})
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return 0, 0, err
+		}
+		sc.GlyphStyle = s.glyph
+		p.Add(sc)
+		p.Legend.Add(s.name, sc)
+	}
+	p.NominalX(cats...)
+	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
+	return lo, hi, nil
+}
