@@ -121,6 +121,8 @@ func runSuites(ctx context.Context, root *cobra.Command, plan []report.Run, resu
 		}
 		entries = append(entries, es...)
 	}
+	b, _ := os.ReadFile("/proc/loadavg")
+	m.LoadEnd = report.LoadAverage(string(b)) // entries[0] holds &m
 	var buf bytes.Buffer
 	for _, e := range entries {
 		b, err := e.MarshalLine()
@@ -269,7 +271,7 @@ func writeReport(entries []report.Entry, out, plotDir string, from []string, qui
 		rebuild += " --from " + f
 	}
 	rebuild += "` builds it again from the lines recorded, running nothing"
-	run := gen + "` runs every suite (a few minutes on 2 cores) and writes this page, its plots and the lines the commands printed (" +
+	run := gen + "` runs every suite (a few minutes on 2 cores; more when other work shares them) and writes this page, its plots and the lines the commands printed (" +
 		filepath.Join(plotDir, "results.jsonl") + ")"
 	if quick {
 		run = gen + " --quick` does the same with runs of a test's size"

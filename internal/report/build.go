@@ -134,13 +134,13 @@ func (b *builder) header(machines []Machine) {
 		p.para("The input records no machine: its lines were copied from the benchmarks' output without one.")
 		return
 	}
-	rows = [][]string{{"CPU", "cores", "memory", "Go", "platform", "load average at start", "commit", "runs started"}}
+	rows = [][]string{{"CPU", "cores", "memory", "Go", "platform", "load average at start", "at end", "commit", "runs started"}}
 	for _, m := range machines {
 		rows = append(rows, []string{m.CPU, fmt.Sprint(m.Cores), fmt.Sprintf("%.1f GiB", float64(m.MemoryBytes)/(1<<30)),
-			m.Go, m.Platform, orNone(m.Load), orNone(m.Commit), m.Date})
+			m.Go, m.Platform, orNone(m.Load), orNone(m.LoadEnd), orNone(m.Commit), m.Date})
 	}
 	p.table(rows)
-	p.para("The machine may be shared with other work, which the load average at the start hints at: " +
+	p.para("The machine may be shared with other work, which the load averages (1, 5 and 15 minutes) hint at: " +
 		"figures of a few runs on it are noisy, and ratios measured within one command (engine against loop, " +
 		"strategy against hash) are steadier than absolute rates.")
 }

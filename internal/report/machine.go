@@ -18,6 +18,8 @@ type Machine struct {
 	// Load is the load average (1, 5 and 15 minutes) when they started:
 	// a machine shared with other work gives noisier figures.
 	Load string `json:"load,omitempty"`
+	// LoadEnd is the load average when they ended.
+	LoadEnd string `json:"load_end,omitempty"`
 	// Commit is the source's commit, if known ("-dirty": with changes).
 	Commit string `json:"commit,omitempty"`
 }

@@ -41,7 +41,7 @@ type sizes struct {
 }
 
 var (
-	fullSizes  = sizes{nexmark: 2_000_000, ysb: 10_000_000, skew: 2_000_000, fission: 1_000_000, transport: 20_000_000, runs: 3, fissionRounds: 500, simEpochSize: 200_000}
+	fullSizes  = sizes{nexmark: 1_000_000, ysb: 5_000_000, skew: 2_000_000, fission: 500_000, transport: 20_000_000, runs: 3, fissionRounds: 500, simEpochSize: 200_000}
 	quickSizes = sizes{nexmark: 20_000, ysb: 200_000, skew: 100_000, fission: 20_000, transport: 200_000, runs: 1, fissionRounds: 50, simEpochSize: 20_000}
 )
 

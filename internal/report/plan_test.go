@@ -23,9 +23,9 @@ func TestPlanCoversEverySuite(t *testing.T) {
 		}
 	}
 	want := []string{
-		"weir bench nexmark --query all --events 2000000 --workers 1 --baseline",
-		"weir bench nexmark --query all --events 2000000 --workers 2 --baseline",
-		"weir launch -n 2 -- bench ysb --events 10000000 --runs 3 --interval 10ms --workers 1",
+		"weir bench nexmark --query all --events 1000000 --workers 1 --baseline",
+		"weir bench nexmark --query all --events 1000000 --workers 2 --baseline",
+		"weir launch -n 2 -- bench ysb --events 5000000 --runs 3 --interval 10ms --workers 1",
 		"weir bench skew --simulate --partitions 64 --epoch-size 200000",
 	}
 	var got []string

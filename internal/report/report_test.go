@@ -56,7 +56,7 @@ func TestBuildTables(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"Machine": {"| Fixture CPU 9000 | 2 | 24.0 GiB | go1.26.8 | linux/amd64 | 0.50 0.40 0.30 | abc1234 | 2025-01-02T03:04:05Z |"},
+		"Machine": {"| Fixture CPU 9000 | 2 | 24.0 GiB | go1.26.8 | linux/amd64 | 0.50 0.40 0.30 | 1.50 1.40 1.30 | abc1234 | 2025-01-02T03:04:05Z |"},
 		"Nexmark": {
 			"| q0 | 5.00 M | 4.50 M | 3.50 M | 165.0 K | 425.0 K | 27.27× | 10.59× | 0.64× | yes |",
 			"| query | Weir per core, 1 worker | Weir per core, 2 workers | Weir per core, 2 processes × 1 worker | Flink | Feldera | 2 workers / Flink | 2 workers / Feldera | engine / loop, 1 worker | target met |",

@@ -145,6 +145,9 @@ func (b *builder) throughput() error {
 		}
 		l.Color, pts.GlyphStyle = style(i)
 		l.Width = vg.Points(1.5)
+		if i >= len(palette) { // the colours come round again: dash the line
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
 		pl.Add(l, pts)
 		pl.Legend.Add(s.name, l, pts)
 	}
