@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestPlanCoversEverySuite(t *testing.T) {
+func TestReportPlanCoversEverySuite(t *testing.T) {
 	for _, quick := range []bool{false, true} {
 		plan := Plan(quick)
 		var suites []Suite
@@ -39,14 +39,14 @@ func TestPlanCoversEverySuite(t *testing.T) {
 	}
 }
 
-func TestQuote(t *testing.T) {
+func TestReportQuote(t *testing.T) {
 	r := Run{Args: []string{"bench", "x", "--out", "a b.csv", "--s", "it's", "--empty", ""}}
 	if got, want := r.Command(), `weir bench x --out 'a b.csv' --s 'it'\''s' --empty ''`; got != want {
 		t.Errorf("Command() = %s; want %s", got, want)
 	}
 }
 
-func TestMachineParsing(t *testing.T) {
+func TestReportMachineParsing(t *testing.T) {
 	cpuinfo := "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\nprocessor\t: 1\nmodel name\t: AMD EPYC 7B13\n"
 	if got := CPUModel(cpuinfo); got != "AMD EPYC 7B13" {
 		t.Errorf("CPUModel = %q", got)

@@ -47,7 +47,7 @@ func section(t *testing.T, md, title string) string {
 	return s
 }
 
-func TestBuildTables(t *testing.T) {
+func TestReportBuildTables(t *testing.T) {
 	r, md := build(t, "fixture_entries.jsonl")
 	if os.Getenv("REPORT_DUMP") != "" {
 		os.WriteFile(os.Getenv("REPORT_DUMP"), r.Markdown, 0o644)
@@ -127,7 +127,7 @@ func checkPlots(t *testing.T, r *Report, names ...string) {
 // A suite with no result is not available, with the reason its runs
 // gave, and has neither table nor plot; a run that failed beside others
 // that printed is listed.
-func TestMissingSuite(t *testing.T) {
+func TestReportMissingSuite(t *testing.T) {
 	r, md := build(t, "fixture_missing.jsonl")
 	nex := section(t, md, "Nexmark")
 	for _, want := range []string{
@@ -159,7 +159,7 @@ func TestMissingSuite(t *testing.T) {
 // Lines copied from the benchmarks' output (no entry around them) are
 // told apart by their fields; their commands are not known, and a job
 // the report has no table for is shown as it is.
-func TestRawLines(t *testing.T) {
+func TestReportRawLines(t *testing.T) {
 	_, md := build(t, "fixture_raw.jsonl")
 	if !strings.Contains(md, "The input records no machine") {
 		t.Error("the page should say the input records no machine")
@@ -175,7 +175,7 @@ func TestRawLines(t *testing.T) {
 	}
 }
 
-func TestReadErrorsNameFileAndLine(t *testing.T) {
+func TestReportReadErrorsNameFileAndLine(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"{\"job\":\"ysb\"}\n\n{\"job\":\n", "r.jsonl:3: not a JSON object"},
 		{"{\"job\":\"ysb\"}\n[1,2]\n", "r.jsonl:2: not a JSON object"},
@@ -193,7 +193,7 @@ func TestReadErrorsNameFileAndLine(t *testing.T) {
 	}
 }
 
-func TestEntryRoundTrip(t *testing.T) {
+func TestReportEntryRoundTrip(t *testing.T) {
 	in := []Entry{
 		{Kind: KindMachine, Machine: &Machine{CPU: "x", Cores: 2, Date: "d"}},
 		{Kind: KindResult, Suite: YSB, Command: "weir bench ysb", WallSeconds: 1.5, Result: map[string]any{"job": "ysb", "events_per_s": 3.0}},
