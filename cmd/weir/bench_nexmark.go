@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,8 +39,9 @@ processes): the rate per core the job may use.
 
 checked is true when every run's result has the checksum (rows and a sum
 of row hashes; for q4 the last row per category) of a hand-written
-single-threaded loop's result over the same events (nexmark.Baseline);
-otherwise the line is printed with checked false and the command fails.
+single-threaded loop's result over the same events (nexmark.Baseline,
+run once per query for this even without --baseline); otherwise the
+line is printed with checked false and the command fails.
 With --baseline the loop is timed too, its runs interleaved with the
 engine's, adding baseline_events_per_s (its median) and ratio =
 events_per_s / baseline_events_per_s: at --workers 1, how the engine's
@@ -81,7 +83,7 @@ cost per event compares with the loop's.
 	cmd.Flags().IntVar(&b.runs, "runs", 1, "timed runs per query; the median is reported")
 	cmd.Flags().IntVar(&b.procs, "procs", 0, "GOMAXPROCS (default: --workers)")
 	cmd.Flags().BoolVar(&b.baseline, "baseline", false, "also time the single-threaded loop and report the ratio")
-	cmd.Flags().StringVar(&b.cpuProfile, "cpuprofile", "", "write a CPU profile of the engine's runs to `FILE`")
+	cmd.Flags().StringVar(&b.cpuProfile, "cpuprofile", "", "write a CPU profile of each query's runs (the loop's too, with --baseline) to `FILE` (FILE.qN with --query all)")
 	return cmd
 }
 
@@ -106,20 +108,15 @@ func (b *nexmarkBench) run(ctx context.Context) error {
 	if b.query == "all" {
 		queries = nexmark.Names()
 	}
-	var prof *os.File
-	if b.cpuProfile != "" && b.jf.cluster.leader() {
-		f, err := os.Create(b.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		prof = f
-	}
 	bar := newProgressBar(os.Stderr)
 	failed := 0
 	for _, q := range queries {
-		line, err := b.query1(ctx, q, bar, prof)
+		stop, err := b.profile(q)
 		if err != nil {
+			return err
+		}
+		line, err := b.query1(ctx, q, bar)
+		if err := errors.Join(err, stop()); err != nil {
 			return err
 		}
 		if line == nil {
@@ -140,7 +137,31 @@ func (b *nexmarkBench) run(ctx context.Context) error {
 
 // query1 benchmarks query q and returns its line (nil on processes other
 // than 0).
-func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar, prof *os.File) (map[string]any, error) {
+// profile starts the CPU profile of query q's runs, on process 0, and
+// returns what stops it.
+func (b *nexmarkBench) profile(q string) (stop func() error, err error) {
+	if b.cpuProfile == "" || !b.jf.cluster.leader() {
+		return func() error { return nil }, nil
+	}
+	path := b.cpuProfile
+	if b.query == "all" {
+		path += "." + q
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
+func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar) (map[string]any, error) {
 	g := b.gf.gen(b.events, 0)
 	var engine, loop, p50s, p99s []float64
 	checked := true
@@ -162,7 +183,7 @@ func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar, p
 			want = sum
 		}
 		runtime.GC()
-		got, m, took, err := b.engineRun(ctx, q, r, g, bar, prof)
+		got, m, took, err := b.engineRun(ctx, q, r, g, bar)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +214,7 @@ func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar, p
 
 // engineRun runs query q over g once and returns the checksum of its
 // result (on process 0), its metrics and how long it took.
-func (b *nexmarkBench) engineRun(ctx context.Context, q string, r int, g gen.Nexmark, bar *progressBar, prof *os.File) (nexmark.Checksum, weir.Metrics, time.Duration, error) {
+func (b *nexmarkBench) engineRun(ctx context.Context, q string, r int, g gen.Nexmark, bar *progressBar) (nexmark.Checksum, weir.Metrics, time.Duration, error) {
 	jf := b.jf
 	if jf.ckptDir != "" {
 		// Each run checkpoints afresh, rather than resuming the last.
@@ -209,17 +230,9 @@ func (b *nexmarkBench) engineRun(ctx context.Context, q string, r int, g gen.Nex
 	}
 	procs := max(1, jf.cluster.resolved.Processes())
 	bar.begin(q, b.events/int64(procs))
-	if prof != nil {
-		if err := pprof.StartCPUProfile(prof); err != nil {
-			return sum, weir.Metrics{}, 0, err
-		}
-	}
 	t0 := time.Now()
 	err := job.Run(ctx)
 	took := time.Since(t0)
-	if prof != nil {
-		pprof.StopCPUProfile()
-	}
 	bar.end()
 	m := job.Metrics()
 	if procs > 1 {

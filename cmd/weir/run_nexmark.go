@@ -59,6 +59,9 @@ line stops the job with its file and line, or goes to --dead-letter.
 			fl := cmd.Flags()
 			ctx, release := jobSignals(cmd.Context(), &jf)
 			defer release()
+			if out == stdinPath {
+				out = "" // standard output
+			}
 			r := nexmarkRun{jf: jf, query: query, out: out, deadLetter: deadLetter}
 			if len(inputs) > 0 {
 				for _, name := range []string{"events", "duration", "seed", "event-rate", "start-time"} {
@@ -106,7 +109,7 @@ line stops the job with its file and line, or goes to --dead-letter.
 	cmd.Flags().DurationVar(&duration, "duration", 10*time.Second, "how long the generator runs (0: until --events)")
 	cmd.Flags().Float64Var(&rate, "rate", 1_000_000, "events per second, generated or replayed from --input (0: as fast as possible; --input is not paced unless given)")
 	cmd.Flags().StringSliceVar(&inputs, "input", nil, "JSON-lines event `FILE`s (as weir gen nexmark writes them): files, directories, patterns or @LIST; repeat or comma-separate")
-	cmd.Flags().StringVar(&out, "out", "", "result CSV `FILE` (default: standard output)")
+	cmd.Flags().StringVar(&out, "out", "", "result CSV `FILE` (default, or -: standard output)")
 	cmd.Flags().StringVar(&deadLetter, "dead-letter", "", "write bad input lines, as JSON with their position and reason, to `FILE` (FILE.process-I in a distributed job) instead of failing")
 	return cmd
 }
@@ -197,6 +200,9 @@ func (r nexmarkRun) run(ctx context.Context, in weir.Input[gen.NexmarkEvent]) er
 	}
 	defer o.abort()
 	prog := newProgress(os.Stderr)
+	if r.out == "" && newProgress(os.Stdout).tty {
+		prog.tty = false // the rows go to the same terminal
+	}
 	job := weir.NewJob("nexmark-"+r.query, append(jf.options(), weir.OnEpoch(prog.epoch))...)
 	if err := nexmark.Add(r.query, weir.Source(job, "events", in), nexmark.Sinks{CSV: o.output()}); err != nil {
 		return err

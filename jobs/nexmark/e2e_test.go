@@ -25,7 +25,7 @@ func testGen(n int64, seed uint64) gen.Nexmark {
 
 func testEvents(t testing.TB) int64 {
 	if testing.Short() {
-		return 6_000
+		return 10_000
 	}
 	return 20_000
 }

@@ -84,11 +84,33 @@ var jsonPlain = func() (t [256]bool) {
 	return t
 }()
 
+// jsonPlainRun returns the length of the run of plain bytes (jsonPlain)
+// at the start of s, give or take the last 7: it tests 8 bytes at a time.
+func jsonPlainRun(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		// A high bit is set in some byte if one is at least 0x80, below
+		// 0x20, a quote or a backslash (exact once none is 0x80 or more).
+		if (x|(x-ones*0x20)&^x|(q-ones)&^q|(b-ones)&^b)&highs != 0 {
+			break
+		}
+	}
+	return i
+}
+
 // jsonQuote appends s as a JSON string literal.
 func jsonQuote(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	done := 0 // s[:done] is written
 	for i := 0; i < len(s); {
+		i += jsonPlainRun(s[i:])
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if jsonPlain[c] {
 			i++

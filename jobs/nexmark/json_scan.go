@@ -47,6 +47,10 @@ func (d *jsonDecoder) syntaxAt(i int, want string) error {
 func (d *jsonDecoder) str() (string, error) {
 	start := d.i + 1
 	for i := start; i < len(d.s); i++ {
+		i += jsonPlainRun(d.s[i:])
+		if i >= len(d.s) {
+			break
+		}
 		switch c := d.s[i]; {
 		case c == '"':
 			d.i = i + 1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,5 +156,33 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if _, err := WriteJSON(&b, gen.Nexmark{}); err == nil {
 		t.Error("WriteJSON of an unbounded generator: no error")
+	}
+}
+
+// jsonPlainRun stops within 8 bytes before the first byte that needs an
+// escape (or the end), never after it.
+func TestJSONPlainRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte{'a', 'z', ' ', '~', 0x7f, 0x1f, 0x20, 0, '"', '\\', 0x80, 0xc3, 0xff, '!', '#', '[', ']'}
+	for range 20_000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = 'a' + byte(r.IntN(26))
+			if r.IntN(12) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		s := string(b)
+		first := len(s)
+		for i := range b {
+			if !jsonPlain[b[i]] {
+				first = i
+				break
+			}
+		}
+		n := jsonPlainRun(s)
+		if n%8 != 0 || n > first || first-n >= 8 && n+8 <= len(s) {
+			t.Fatalf("jsonPlainRun(%q) = %d; the first byte to escape is at %d", s, n, first)
+		}
 	}
 }

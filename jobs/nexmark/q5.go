@@ -28,8 +28,17 @@ type bidAt struct{ ID, DateTime int64 }
 func addQ5(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
 	b := weir.MapRef(bids(ev), func(e *gen.NexmarkEvent) bidAt { return bidAt{e.Bid.Auction, e.Bid.DateTime} }, weir.Name("q5-select"), weir.Stateless())
 	timed := weir.EventTime(b, func(b bidAt) int64 { return b.DateTime }, MaxOutOfOrder, weir.Name("q5-time"))
-	counts := weir.Count(weir.Window(weir.KeyBy(timed, func(b bidAt) int64 { return b.ID }, weir.Name("auction")),
-		weir.Sliding(q5Size*time.Millisecond, q5Slide*time.Millisecond), weir.WindowOptions(weir.Name("q5-count"))))
+	// Each bid is counted in its 2 s pane; a window's count is the sum of
+	// its five panes' (a pane's count has the event time of its end - 1,
+	// which falls in the windows that hold the pane).
+	panes := weir.Count(weir.Window(weir.KeyBy(timed, func(b bidAt) int64 { return b.ID }, weir.Name("auction")),
+		weir.Tumbling(q5Slide*time.Millisecond), weir.WindowOptions(weir.Name("q5-pane"))))
+	counts := weir.Aggregate(weir.Window(weir.KeyBy(panes, func(r weir.WindowResult[int64, int64]) int64 { return r.Key }, weir.Name("auction")),
+		weir.Sliding(q5Size*time.Millisecond, q5Slide*time.Millisecond), weir.WindowOptions(weir.Name("q5-count"))),
+		weir.Aggregator[weir.WindowResult[int64, int64], int64, int64]{
+			Add:   func(n int64, r weir.WindowResult[int64, int64]) int64 { return n + r.Value },
+			Merge: func(a, b int64) int64 { return a + b },
+		})
 	// A count's event time is its window's end - 1: the windows of one
 	// slide's results are those of one window's counts.
 	byWindow := weir.KeyBy(counts, func(r weir.WindowResult[int64, int64]) int64 { return r.Start }, weir.Name("window"))

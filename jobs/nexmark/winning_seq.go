@@ -1,6 +1,8 @@
 package nexmark
 
 import (
+	"math"
+
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/gen"
 )
@@ -81,25 +83,43 @@ func averages(ws []q9Row) []q4Row {
 }
 
 // baseWinners computes q9 over g's events in one loop and calls f for each
-// winner at the end.
+// winner. Events come in time order and auction ids rise, so every 1024
+// events the auctions that expired before the current time are done: their
+// winners go out and their state is dropped, and a later bid on one (an id
+// not above the largest seen, without state) is too late to count.
 func baseWinners(g gen.Nexmark, f func(*q9Row)) (int64, error) {
 	st := map[int64]*q9State{}
+	var top, k int64
+	sweep := func(t int64) {
+		for id, s := range st {
+			if s.Seen && s.Auction.Expires < t {
+				if s.HasBest {
+					f(&q9Row{s.Auction, s.Best})
+				}
+				delete(st, id)
+			}
+		}
+	}
 	n, err := forEach(g, func(e *gen.NexmarkEvent) {
+		if k++; k%1024 == 0 {
+			sweep(e.Time())
+		}
 		if e.Kind == gen.PersonKind {
 			return
 		}
 		v := q9Input(e)
-		s := st[v.id()]
+		id := v.id()
+		s := st[id]
 		if s == nil {
+			if v.IsBid && id <= top {
+				return
+			}
 			s = &q9State{}
-			st[v.id()] = s
+			st[id] = s
+			top = max(top, id)
 		}
 		s.add(&v)
 	})
-	for _, s := range st {
-		if s.HasBest {
-			f(&q9Row{s.Auction, s.Best})
-		}
-	}
+	sweep(math.MaxInt64)
 	return n, err
 }
