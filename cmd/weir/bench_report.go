@@ -31,8 +31,8 @@ func benchReportCmd() *cobra.Command {
 		Use:   "report",
 		Short: "Run the benchmark suites (or read their JSON lines) and write a markdown page with tables and PNG plots",
 		Long: `Runs the suites as commands of this binary, one after another: Nexmark
-(every query, with the hand-written loop, at 1 and 2 workers), YSB (1 and 2
-workers, and 2 processes under launch), skew (every strategy at 2, 4 and 8
+(every query, with the hand-written loop at 1 and 2 workers, and as 2
+processes under launch), YSB (likewise), skew (every strategy at 2, 4 and 8
 partitions, and the planners' simulation up to 64), fission and transport.
 It records every JSON line they print, with the exact command and the
 machine, in DIR/results.jsonl (DIR: --out without .md), and writes --out
