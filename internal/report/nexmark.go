@@ -225,7 +225,7 @@ func nexmarkPlot(runs []nexRun) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	logY(p, lo, hi*3)
+	logY(p, lo, hi*5) // room above for the legend
 	p.Legend.Top, p.Legend.Left = true, false
 	return render(p)
 }
