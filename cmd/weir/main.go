@@ -44,6 +44,7 @@ func rootCmd() *cobra.Command {
 	run.AddCommand(runYSBCmd(), runWordcountCmd(), runNexmarkCmd())
 	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
 	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd(), benchNexmarkCmd())
+	bench.AddCommand(benchReportCmd())
 	gen := &cobra.Command{Use: "gen EVENTS", Short: "Write generated events to a file"}
 	gen.AddCommand(genNexmarkCmd())
 	root.AddCommand(run, bench, gen, explainCmd(), launchCmd())
