@@ -3,12 +3,14 @@ package weir_test
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/pebblestate"
 )
 
 // phased is a source that one reader reads in phases, with a clock the
@@ -244,33 +246,39 @@ func TestStateTTLEventTime(t *testing.T) {
 			checkBag(t, out.Records(), want)
 		})
 	}
-	t.Run("restored at other workers", func(t *testing.T) {
-		dir := t.TempDir()
-		build := func(j *weir.Job, crashAt int) *weir.Collect[ttlOut] {
-			s := crashMap(weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 50}, weir.Parallelism(1)), crashAt)
-			out := &weir.Collect[ttlOut]{}
-			timed := weir.EventTime(s, recTS, outOfOrder, weir.Parallelism(1))
-			weir.Sink(countTTL(timed, 300*time.Millisecond, weir.EventTimeDomain, func() {}), out, weir.Name("out"))
-			return out
-		}
-		opts := func(w int) []weir.JobOption {
-			return []weir.JobOption{weir.Workers(w), weir.EpochRecords(100), weir.QueueDepth(2), weir.Checkpoints(dir, 2, 2)}
-		}
-		first := weir.NewJob("first", opts(2)...)
-		build(first, 5500)
-		if err := runErr(t, first); err == nil || !strings.Contains(err.Error(), "crash") {
-			t.Fatalf("first run: %v; want the crash", err)
-		}
-		second := weir.NewJob("second", opts(3)...)
-		out := build(second, -1)
-		if err := runErr(t, second); err != nil {
-			t.Fatal(err)
-		}
-		if second.Metrics().RestoredFrom == 0 {
-			t.Fatal("no checkpoint restored")
-		}
-		checkBag(t, out.Records(), want)
-	})
+	for _, pebble := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restored at other workers, pebble %v", pebble), func(t *testing.T) {
+			dir := t.TempDir()
+			build := func(j *weir.Job, crashAt int) *weir.Collect[ttlOut] {
+				s := crashMap(weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 50}, weir.Parallelism(1)), crashAt)
+				out := &weir.Collect[ttlOut]{}
+				timed := weir.EventTime(s, recTS, outOfOrder, weir.Parallelism(1))
+				weir.Sink(countTTL(timed, 300*time.Millisecond, weir.EventTimeDomain, func() {}), out, weir.Name("out"))
+				return out
+			}
+			opts := func(w int) []weir.JobOption {
+				o := []weir.JobOption{weir.Workers(w), weir.EpochRecords(100), weir.QueueDepth(2), weir.Checkpoints(filepath.Join(dir, "ckpt"), 2, 2)}
+				if pebble {
+					o = append(o, pebblestate.Dir(filepath.Join(dir, "state")))
+				}
+				return o
+			}
+			first := weir.NewJob("first", opts(2)...)
+			build(first, 5500)
+			if err := runErr(t, first); err == nil || !strings.Contains(err.Error(), "crash") {
+				t.Fatalf("first run: %v; want the crash", err)
+			}
+			second := weir.NewJob("second", opts(3)...)
+			out := build(second, -1)
+			if err := runErr(t, second); err != nil {
+				t.Fatal(err)
+			}
+			if second.Metrics().RestoredFrom == 0 {
+				t.Fatal("no checkpoint restored")
+			}
+			checkBag(t, out.Records(), want)
+		})
+	}
 }
 
 // State expires 100 ms of the injected processing-time clock after its
