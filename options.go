@@ -240,8 +240,8 @@ const (
 // in processing time, once the wall clock passes its last write plus d.
 // Expired state is dropped at epoch ends, and a key whose state expired
 // starts again from the zero value. It applies to the operators that keep
-// state per key (KeyedProcess, CoProcess, the unwindowed joins); d must be
-// at least a millisecond.
+// state per key (Process, KeyedProcess, CoProcess, the unwindowed joins);
+// d must be at least a millisecond.
 func StateTTL(d time.Duration, domain TimeDomain) Option {
 	return dataflow.StateTTL(d, domain)
 }

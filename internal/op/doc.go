@@ -1,9 +1,11 @@
 // Package op holds the operators: the builders that add a node to the
 // graph for each API function (Map, Filter, FlatMap, KeyBy, Window,
-// Join, Process, EventTime, Union, Sink) and the operator instances they
-// make: record operators fused into their task's chain, the keyed window
-// and join tasks with their watermarks, firing, flushing and snapshots,
-// sources and sinks, and keyed state over a state backend.
+// Join, Process, KeyedProcess, CoProcess, Side, EventTime, Union, Sink)
+// and the operator instances they make: record operators fused into
+// their task's chain, the keyed window and join tasks with their
+// watermarks, firing, flushing and snapshots, the keyed process
+// functions with their timers, state TTL and side outputs, sources and
+// sinks, and keyed state over a state backend.
 //
 // An operator instance is a dataflow.Pusher (fused) or a runtime task
 // (after an inbox); it is made with a dataflow.TaskCtx and pushes to the

@@ -183,7 +183,7 @@ func TestKeyedProcessProcessingTimers(t *testing.T) {
 		},
 	}, hopts{})
 	hs.clock = 1000
-	hs.must(hs.batch(krec[int64]{"a", 1, 50}, krec[int64]{"b", 2, 100}, krec[int64]{"c", 3, 7}, krec[int64]{"d", 4, 500}))
+	hs.must(hs.batch(krec[int64]{"a", 1, 50}, krec[int64]{"b", 2, 100}, krec[int64]{"c", 3, 7}, krec[int64]{"d", 4, 500}, krec[int64]{"e", 4, 120}))
 	hs.clock = 1049
 	hs.must(hs.mark(5))
 	if got := hs.out.take(); len(got) != 0 {
@@ -191,7 +191,7 @@ func TestKeyedProcessProcessingTimers(t *testing.T) {
 	}
 	hs.clock = 1120
 	hs.must(hs.mark(6))
-	want := []fired{{"a", 1050, 6, 1, 1120, 0}, {"b", 1100, 6, 1, 1120, 0}}
+	want := []fired{{"a", 1050, 6, 1, 1120, 0}, {"b", 1100, 6, 1, 1120, 0}, {"e", 1120, 6, 1, 1120, 0}}
 	if got := hs.out.take(); !slices.Equal(got, want) {
 		t.Fatalf("at clock 1120 fired %v; want %v", got, want)
 	}

@@ -13,10 +13,14 @@ import (
 // touched when the function gets it (State, or every record for
 // Process); its last touch is the latest event time it was touched at
 // (the record's, or the timer's) or the processing time of the batch
-// that touched it. The state expires once its domain's time (the
-// watermark, or the job's clock) reaches last touch + TTL: epoch ends drop
+// that touched it. The state expires once its domain's time reaches last
+// touch + TTL: in event time the watermark (in OnTimer of an event-time
+// timer, the timer's time, since timers fire in time order up to the
+// watermark), in processing time the job's clock. Epoch ends drop
 // expired state, and state found expired when touched starts again from
-// the zero value. Expiry drops the state, not the key's timers.
+// the zero value. Expiry drops the state, not the key's timers (as
+// Flink's TTL does): a key whose state expired still fires its timers,
+// with the zero value as state.
 
 // stateTTL is an operator instance's time-to-live, in milliseconds of its
 // domain (after 0: none), with a time before which no state expires.

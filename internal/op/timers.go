@@ -115,6 +115,10 @@ func (p *procCore[K, S, U]) fire() {
 		default:
 			return
 		}
+		if p.onTimer == nil { // timers restored into a function without OnTimer
+			p.fail(fmt.Errorf("weir: %s: it has timers but its function has no OnTimer", p.name))
+			return
+		}
 		it := p.timers[d].pop()
 		c := &p.ctx
 		*c = ProcessContext[K, S, U]{p: p, h: it.h, key: it.k}
