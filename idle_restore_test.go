@@ -109,6 +109,20 @@ func TestIdleAfterRefused(t *testing.T) {
 			weir.Sink(s, &weir.Collect[irec]{}, weir.Name("out"), weir.IdleAfter(time.Second))
 		},
 			"weir: out: IdleAfter(1s) is an option of EventTime only"},
+		{"keyed process", func(s weir.Stream[irec]) {
+			weir.KeyedProcess(weir.KeyBy(s, func(r irec) string { return r.Key }), weir.ProcessFunc[string, irec, int, irec]{
+				OnRecord: func(c *weir.ProcessContext[string, int, irec], r irec) { c.Emit(r) },
+			}, weir.Name("p"), weir.IdleAfter(time.Second))
+		}, "weir: p: IdleAfter(1s) is an option of EventTime only"},
+		{"inner join", func(s weir.Stream[irec]) {
+			k := weir.KeyBy(s, func(r irec) string { return r.Key })
+			weir.InnerJoin(k, k, func(_ string, a, b irec) irec { return a }, weir.Name("ij"), weir.IdleAfter(time.Second))
+		}, "weir: ij: IdleAfter(1s) is an option of EventTime only"},
+		{"argmax", func(s weir.Stream[irec]) {
+			timed := weir.EventTime(s, func(r irec) int64 { return r.TS }, 0)
+			counts := weir.Count(weir.Window(weir.KeyBy(timed, func(r irec) string { return r.Key }), weir.Tumbling(time.Second)))
+			weir.ArgMax(counts, func(a, b int64) bool { return a < b }, weir.Name("top"), weir.IdleAfter(time.Second))
+		}, "weir: top: IdleAfter(1s) is an option of EventTime only"},
 	} {
 		j := weir.NewJob("refused")
 		tc.build(weir.Source(j, "src", weir.SliceSource[irec]{}))
