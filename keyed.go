@@ -73,6 +73,20 @@ func Window[K comparable, T any](k KeyedStream[K, T], w WindowSpec, opts ...Wind
 }
 
 // WindowResult is the value of one window of one key.
+//
+// Downstream, a result carries the event time End−1, the last
+// millisecond of its window, for every kind of window (a session's End
+// is its last record's time plus the gap; the global window's End−1 is
+// math.MaxInt64−1, which only another global window holds); the pairs
+// of Join and the results of TopN and ArgMax carry it too. The window
+// fires when the watermark reaches End−1, and its results come before
+// the marker that carries that watermark, so they are on time for the
+// operators downstream. A window downstream gathers the results whose
+// End−1 falls in it: a tumbling window of the same size as a tumbling
+// window upstream groups exactly the results of one upstream window (its
+// window [Start, End) is theirs), which is how to compute something over
+// all keys of a window (TopN and ArgMax do it for rankings; WindowAll
+// over the results, for any aggregate).
 type WindowResult[K comparable, R any] = op.WindowResult[K, R]
 
 // Aggregator folds the records of a window into an accumulator of type A

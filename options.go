@@ -84,8 +84,9 @@ func Parallelism(n int) Option {
 // one); KeyedStateIn selects it.
 type StateBackend = dataflow.StateBackend
 
-// KeyedStateIn keeps the keyed state of windows and Process in b instead
-// of in memory: for state larger than memory. An instance keeps in memory
+// KeyedStateIn keeps the keyed state of windows, Process, IntervalJoin,
+// InnerJoin, TopN and ArgMax in b instead of in memory (Join's stays in
+// memory): for state larger than memory. An instance keeps in memory
 // only the keys its current epoch touches, and writes them back at the
 // epoch's end; a window firing reads its keys from the store. Checkpoints
 // save and restore the state by key group as with the default in-memory

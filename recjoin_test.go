@@ -275,3 +275,33 @@ func TestJoinsRefuseBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// The joins emit a pair when its second record arrives, not when the
+// input ends: the pair reaches the sink long before the slow right input
+// is over.
+func TestRecordJoinsEmitAtOnce(t *testing.T) {
+	joins := map[string]func(l, r weir.KeyedStream[string, rec]) weir.Stream[joined]{
+		"interval": func(l, r weir.KeyedStream[string, rec]) weir.Stream[joined] {
+			return weir.IntervalJoin(l, r, -time.Second, time.Second, joinRecs)
+		},
+		"inner": func(l, r weir.KeyedStream[string, rec]) weir.Stream[joined] { return weir.InnerJoin(l, r, joinRecs) },
+	}
+	for name, join := range joins {
+		right := []rec{{ID: 2, Key: "a", TS: 1_000}}
+		for i := range 100 {
+			right = append(right, rec{ID: 10 + i, Key: "filler", TS: 1_000 + int64(i)})
+		}
+		j := weir.NewJob("at-once", weir.Workers(1), weir.EpochRecords(1))
+		ls := weir.EventTime(weir.Source(j, "left", weir.SliceSource[rec]{Records: []rec{{ID: 1, Key: "a", TS: 1_000}}}), recTS, 0)
+		rs := weir.EventTime(weir.Source(j, "right", slowInput[rec]{weir.SliceSource[rec]{Records: right, BatchSize: 1}, 10 * time.Millisecond}), recTS, time.Second)
+		var at time.Time
+		weir.Sink(join(weir.KeyBy(ls, recKey), weir.KeyBy(rs, recKey)), weir.SinkFunc[joined](func(ps []joined) error {
+			at = time.Now()
+			return nil
+		}))
+		run(t, j)
+		if left := time.Since(at); at.IsZero() || left < 100*time.Millisecond {
+			t.Errorf("%s: the pair came %v before the end; want it at once, about 250ms before", name, left)
+		}
+	}
+}

@@ -37,8 +37,9 @@ func smallCfgs() []runCfg {
 // on the order of the fold).
 func sumVals(a, b rec) rec { return rec{ID: a.ID + b.ID, TS: max(a.TS, b.TS), Val: a.Val + b.Val} }
 
+// foldSum is Reduce(sumVals) of rs.
 func foldSum(rs []rec) rec {
-	acc := rec{ID: rs[0].ID, TS: rs[0].TS, Val: rs[0].Val}
+	acc := rs[0]
 	for _, r := range rs[1:] {
 		acc = sumVals(acc, r)
 	}
@@ -62,13 +63,10 @@ func TestWindowAllAgainstModel(t *testing.T) {
 						counts := &bag[weir.WindowResult[weir.Unit, int64]]{}
 						weir.Sink(weir.Count(weir.WindowAll(s, wm.spec(), wm.opts...)), counts)
 						sums := &bag[weir.WindowResult[weir.Unit, rec]]{}
-						// A window of one record reduces to that record, key and all;
-						// the model's records have no key.
-						reduced := weir.Reduce(weir.WindowAll(s, wm.spec(), wm.opts...), sumVals)
-						weir.Sink(weir.Map(reduced, func(r weir.WindowResult[weir.Unit, rec]) weir.WindowResult[weir.Unit, rec] {
-							r.Value.Key = ""
-							return r
-						}, weir.Stateless()), sums)
+						// Without keys, as the model has them: a window of one
+						// record reduces to it.
+						noKeys := weir.Map(s, func(r rec) rec { r.Key = ""; return r }, weir.Stateless())
+						weir.Sink(weir.Reduce(weir.WindowAll(noKeys, wm.spec(), wm.opts...), sumVals), sums)
 						means := &bag[weir.WindowResult[weir.Unit, float64]]{}
 						weir.Sink(weir.Aggregate(weir.WindowAll(s, wm.spec(), wm.opts...), average), means)
 						run(t, j)

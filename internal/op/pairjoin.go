@@ -1,6 +1,7 @@
 package op
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -101,9 +102,9 @@ func pairJoin[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R
 	pr, err := rule(c, timed)
 	switch {
 	case r.s.job != j:
-		err = fmt.Errorf("streams from different jobs")
+		err = errors.New("streams from different jobs")
 	case f == nil:
-		err = fmt.Errorf("the join function is nil")
+		err = errors.New("the join function is nil")
 	}
 	if err != nil {
 		j.Fail(fmt.Errorf("weir: %s: %w", n.Name, err))
