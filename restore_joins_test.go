@@ -80,41 +80,6 @@ func bagCheck[T comparable](t *testing.T, want []T) func(string, []T) {
 	}
 }
 
-// slowStart is a slice source whose readers pause before their first
-// read. The processes of a job over the in-process network start without
-// waiting for each other: one that opens its checkpoint directory (and
-// discards the incomplete checkpoints it finds) after another began
-// writing its first checkpoint would remove what that one writes. The
-// pause keeps every first checkpoint after every process's start.
-type slowStart[T any] struct{ weir.SliceSource[T] }
-
-func (s slowStart[T]) Open(ctx weir.SourceContext) (weir.Reader[T], error) {
-	r, err := s.SliceSource.Open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &slowStartReader[T]{sliceReader: r.(sliceReader[T])}, nil
-}
-
-// sliceReader is what a SliceSource's reader is.
-type sliceReader[T any] interface {
-	weir.Reader[T]
-	weir.Rescalable
-}
-
-type slowStartReader[T any] struct {
-	sliceReader[T]
-	begun bool
-}
-
-func (r *slowStartReader[T]) Read() ([]T, error) {
-	if !r.begun {
-		r.begun = true
-		time.Sleep(200 * time.Millisecond)
-	}
-	return r.sliceReader.Read()
-}
-
 // crashLate fails at the record with ID crashAt (-1: never), after a
 // pause in which the checkpoints taken so far are written: the inputs
 // here are short, and a crash that came at once could leave none
@@ -133,8 +98,8 @@ func crashLate(s weir.Stream[rec], crashAt int) weir.Stream[rec] {
 // crashAt.
 func joinJob(j *weir.Job, crashAt int, join func(l, r weir.KeyedStream[string, rec]) weir.Stream[joined]) *weir.Collect[joined] {
 	left, right := joinInputs()
-	ls := weir.EventTime(crashLate(weir.Source(j, "left", slowStart[rec]{weir.SliceSource[rec]{Records: left, BatchSize: 16}}), crashAt), recTS, outOfOrder, weir.Name("left-time"))
-	rs := weir.EventTime(weir.Source(j, "right", slowStart[rec]{weir.SliceSource[rec]{Records: right, BatchSize: 16}}), recTS, outOfOrder, weir.Name("right-time"))
+	ls := weir.EventTime(crashLate(weir.Source(j, "left", weir.SliceSource[rec]{Records: left, BatchSize: 16}), crashAt), recTS, outOfOrder, weir.Name("left-time"))
+	rs := weir.EventTime(weir.Source(j, "right", weir.SliceSource[rec]{Records: right, BatchSize: 16}), recTS, outOfOrder, weir.Name("right-time"))
 	out := &weir.Collect[joined]{}
 	weir.Sink(join(weir.KeyBy(ls, recKey), weir.KeyBy(rs, recKey)), out, weir.Name("out"))
 	return out
@@ -171,7 +136,7 @@ func TestRecordJoinsRestore(t *testing.T) {
 // allCountJob counts all records in sliding windows, crashing at crashAt.
 func allCountJob(in []rec) func(j *weir.Job, crashAt int) *weir.Collect[weir.WindowResult[weir.Unit, int64]] {
 	return func(j *weir.Job, crashAt int) *weir.Collect[weir.WindowResult[weir.Unit, int64]] {
-		s := weir.EventTime(crashLate(weir.Source(j, "src", slowStart[rec]{weir.SliceSource[rec]{Records: in, BatchSize: 16}}), crashAt), recTS, outOfOrder, weir.Name("time"))
+		s := weir.EventTime(crashLate(weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 16}), crashAt), recTS, outOfOrder, weir.Name("time"))
 		out := &weir.Collect[weir.WindowResult[weir.Unit, int64]]{}
 		weir.Sink(weir.Count(weir.WindowAll(s, weir.Sliding(100*time.Millisecond, 30*time.Millisecond), weir.WindowOptions(weir.Name("all")))), out, weir.Name("out"))
 		return out
@@ -215,7 +180,7 @@ func updatingInput() []rec {
 // windows' results for the upstream lateness.
 func topJob(in []rec) func(j *weir.Job, crashAt int) *weir.Collect[countResult] {
 	return func(j *weir.Job, crashAt int) *weir.Collect[countResult] {
-		s := weir.EventTime(crashLate(weir.Source(j, "src", slowStart[rec]{weir.SliceSource[rec]{Records: in, BatchSize: 16}}), crashAt), recTS, 0, weir.Name("time"))
+		s := weir.EventTime(crashLate(weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 16}), crashAt), recTS, 0, weir.Name("time"))
 		cs := weir.Count(weir.Window(weir.KeyBy(s, recKey), weir.Tumbling(100*time.Millisecond), weir.AllowedLateness(time.Second), weir.WindowOptions(weir.Name("count"))))
 		out := &weir.Collect[countResult]{}
 		top := weir.TopN(cs, 3, func(a, b int64) bool { return a < b }, weir.Name("top"), weir.StateTTL(time.Second, weir.EventTimeDomain))
