@@ -18,8 +18,9 @@ func TestPebbleState(t *testing.T) {
 	for i := range in {
 		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i%37), TS: int64(i) / 8, Val: int64(i % 5)}
 	}
+	dir := t.TempDir()
 	build := func(j *weir.Job, crashAt int) (*weir.Collect[weir.WindowResult[string, int64]], *weir.Collect[string]) {
-		counts := crashingCount(j, in, crashAt)
+		counts := crashingCountIn(j, in, crashAt, filepath.Join(dir, "ckpt"))
 		s := weir.Source(j, "src2", weir.SliceSource[rec]{Records: in, BatchSize: 64})
 		// Counts per key every 50 records: the outputs do not depend on
 		// the order in which a key's records meet.
@@ -38,7 +39,6 @@ func TestPebbleState(t *testing.T) {
 	if err := runErr(t, mem); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	opts := []weir.JobOption{weir.Workers(2), weir.EpochRecords(200), pebblestate.Dir(filepath.Join(dir, "state")), weir.Checkpoints(filepath.Join(dir, "ckpt"), 2, 2)}
 	first := weir.NewJob("first", opts...)
 	build(first, 11000)

@@ -2,6 +2,7 @@ package weir_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,9 +13,21 @@ import (
 // crashingCount is a windowed count of in whose first run fails at the
 // record with ID crashAt (-1: never).
 func crashingCount(j *weir.Job, in []rec, crashAt int) *weir.Collect[weir.WindowResult[string, int64]] {
+	return crashingCountIn(j, in, crashAt, "")
+}
+
+// crashingCountIn is crashingCount that, given the checkpoint directory,
+// crashes only once a checkpoint there is complete (or 10 s have passed),
+// so that the restart has one to restore however loaded the machine is.
+func crashingCountIn(j *weir.Job, in []rec, crashAt int, ckptDir string) *weir.Collect[weir.WindowResult[string, int64]] {
 	s := weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 64})
 	s = weir.Map(s, func(r rec) rec {
 		if r.ID == crashAt {
+			for end := time.Now().Add(10 * time.Second); ckptDir != "" && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+				if done, _ := filepath.Glob(filepath.Join(ckptDir, "chk-*", "MANIFEST")); len(done) > 0 {
+					break
+				}
+			}
 			panic("crash")
 		}
 		return r
