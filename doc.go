@@ -34,7 +34,9 @@
 // single worker would, record for record.
 //
 // Event time. EventTime assigns timestamps (milliseconds) and derives the
-// watermark from a bounded out-of-orderness. A window [start, end) fires
+// watermark from a bounded out-of-orderness; with IdleAfter, an instance
+// that has had no record for a while stops holding it back. A window
+// [start, end) fires
 // once the watermark reaches end-1. With AllowedLateness its state is kept
 // a while longer and late records update it (it fires again); records
 // later than that are counted in Metrics().Late and go to the window's

@@ -1,6 +1,8 @@
 package weir
 
 import (
+	"time"
+
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -8,3 +10,8 @@ import (
 // WithNetwork makes the job one process of a distributed job over n,
 // instead of dialling peers (tests run several processes in one).
 func WithNetwork(n transport.Network) JobOption { return dataflow.WithNetwork(n) }
+
+// WithClock makes f the job's processing-time clock (timers, state TTL).
+func WithClock(f func() time.Time) JobOption {
+	return func(c *dataflow.JobConfig) { c.Clock = f }
+}

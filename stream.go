@@ -69,12 +69,15 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 //
 // Each instance tracks its own maximum; downstream operators take the
 // minimum over their inputs. An instance that has seen no record yet holds
-// the watermark back until it sees one or its input ends; there is no
-// idleness timeout, so a source split that stays empty (more instances than
-// partitions, say) holds back every window until the input ends. Give
-// EventTime the parallelism of its source: an instance fed by several
-// source splits sees their maximum, and its watermark can run ahead of the
-// slower splits.
+// the watermark back until it sees one or its input ends, and so does one
+// whose input has gone quiet: a source split that stays empty (more
+// instances than partitions, say) holds back every window until the input
+// ends. IdleAfter(d) lifts that: an instance that has had no record for d
+// of processing time is idle, and receivers leave it out of their minimum
+// until it sees a record again (see IdleAfter). Give EventTime the
+// parallelism of its source: an instance fed by several source splits
+// sees their maximum, and its watermark can run ahead of the slower
+// splits.
 //
 // An event time must be one that every window downstream can hold (see
 // WindowSpec.TimeRange; math.MinInt64 and math.MaxInt64 never are): a
@@ -84,15 +87,4 @@ func Sink[T any](s Stream[T], sink Output[T], opts ...Option) {
 // dead-letter output.
 func EventTime[T any](s Stream[T], ts func(T) int64, maxOutOfOrder time.Duration, opts ...Option) Stream[T] {
 	return op.EventTime[T](s, ts, maxOutOfOrder, opts...)
-}
-
-// Process calls f for every record of a keyed stream with the state of
-// the record's key: a pointer to an S, the zero value the first time the
-// key is seen, that f may read and change. f appends any number of outputs
-// to out and returns it (Selectivity may declare fewer). Records of one key
-// reach f in the order the stream carries them, on one instance; each
-// instance keeps the state of the key groups it owns, so Process runs in
-// parallel without locks. The state lives as long as the job.
-func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state *S, v T, out []U) []U, opts ...Option) Stream[U] {
-	return op.Process[K, T, S, U](k, f, opts...)
 }

@@ -51,7 +51,8 @@
 //
 // # Sinks
 //
-// CSVWriter, JSONLinesWriter and Stdout write one line per record. They
+// CSVWriter, JSONLinesWriter and Stdout write one line per record (Stdout
+// with the field names of structs, as %+v prints them). They
 // buffer their output and flush it at the end of each epoch and on Close;
 // they are safe for concurrent use, so one sink value can serve several
 // sink instances. They never close the writer they are given.

@@ -125,11 +125,13 @@ func JSONLinesWriter[T any](w io.Writer) weir.Output[T] {
 }
 
 // Stdout returns a sink that prints each record to the standard output on
-// a line of its own, formatted with %v.
+// a line of its own, formatted with %+v: a struct with its field names
+// (a window's count as {Key:ann Start:0 End:10000 Value:2}), a value with
+// a String method by it.
 func Stdout[T any]() weir.Output[T] {
 	s := &writer[T]{bw: bufio.NewWriterSize(os.Stdout, 64<<10)}
 	s.write = func(bw *bufio.Writer, v T) error {
-		_, err := fmt.Fprintln(bw, v)
+		_, err := fmt.Fprintf(bw, "%+v\n", v)
 		return err
 	}
 	return s

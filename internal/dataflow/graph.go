@@ -57,8 +57,11 @@ type Node struct {
 	// UserState: a user function keeps state of its own, which
 	// checkpoints cannot save.
 	UserState bool
-	Par       int // 0: the planner decides, unless parSet
-	ParSet    bool
+	// Idle: an EventTime given IdleAfter, whose idle instances receivers
+	// leave out of the watermark.
+	Idle   bool
+	Par    int // 0: the planner decides, unless parSet
+	ParSet bool
 	// Params are the operator's parameters and record types, and source
 	// its input's identity, for the job's identity.
 	Params string

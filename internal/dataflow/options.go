@@ -34,6 +34,10 @@ type JobConfig struct {
 	ckptEvery, ckptKeep int
 	fromCkpt            string
 	fromSet             bool
+
+	// Clock is the processing-time clock of timers and state TTL (nil:
+	// the wall clock); tests set one.
+	Clock func() time.Time
 }
 
 func DefaultJobConfig() JobConfig {
@@ -115,6 +119,9 @@ type OpConfig struct {
 	// TTL, given by StateTTL, bounds the life of the operator's keyed
 	// state; operators without keyed state refuse it.
 	TTL TTL
+	// Idle, given by IdleAfter, is when an EventTime instance counts as
+	// idle; other operators refuse it.
+	Idle Idleness
 }
 
 // Option configures one operator.

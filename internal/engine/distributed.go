@@ -15,6 +15,13 @@ func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network,
 		return nil, nil
 	}
 	if c.Net != nil {
+		// A network given by hand forms like a mesh: every process has
+		// opened its checkpoints before any runs.
+		if jn, ok := c.Net.(interface{ Join(context.Context) error }); ok {
+			if err := jn.Join(ctx); err != nil {
+				return nil, err
+			}
+		}
 		return c.Net, nil
 	}
 	log := j.Cfg.Logger

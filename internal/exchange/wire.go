@@ -20,26 +20,36 @@ const (
 
 var errWire = errors.New("weir: malformed message from another process")
 
+// A marker's last byte holds its flags. (Before transport protocol
+// version 3 it was 0 or 1, Final; a peer of another version is refused at
+// the handshake.)
+const (
+	markerFinal byte = 1 << iota
+	markerIdle
+)
+
 func appendMarker(buf []byte, m progress.Marker) []byte {
 	buf = append(buf, tagMarker)
 	buf = binary.AppendUvarint(buf, uint64(m.Epoch))
 	buf = binary.AppendVarint(buf, m.Watermark)
 	buf = binary.AppendVarint(buf, m.Cut)
+	var f byte
 	if m.Final {
-		return append(buf, 1)
+		f |= markerFinal
 	}
-	return append(buf, 0)
+	if m.Idle {
+		f |= markerIdle
+	}
+	return append(buf, f)
 }
 
 func decodeMarker(r *Reader) (progress.Marker, error) {
 	m := progress.Marker{Epoch: progress.Epoch(r.uvarint()), Watermark: r.Varint(), Cut: r.Varint()}
-	switch r.byte() {
-	case 0:
-	case 1:
-		m.Final = true
-	default:
+	f := r.byte()
+	if f&^(markerFinal|markerIdle) != 0 {
 		r.Fail()
 	}
+	m.Final, m.Idle = f&markerFinal != 0, f&markerIdle != 0
 	return m, r.Done()
 }
 

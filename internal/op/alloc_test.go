@@ -134,6 +134,12 @@ func TestAllocsKeyedExchange(t *testing.T) {
 // windowBatches returns a function that feeds the same 1024 keyed records
 // to w's Batch, in a pooled kbatch as an inbox delivers them.
 func windowBatches[A any](w *windowTask[string, allocRec, A, int64]) func() error {
+	return allocKbatches(w.Batch)
+}
+
+// allocKbatches returns a function that feeds the same 1024 keyed records
+// (keyed by Ad) to batch, in a pooled kbatch as an inbox delivers them.
+func allocKbatches(batch func(port int, b any) error) func() error {
 	h, _ := partition.Hasher[string]()
 	tmpl := make([]dataflow.Krec[string, allocRec], 0, 1024)
 	for _, r := range allocBatch() {
@@ -146,7 +152,7 @@ func windowBatches[A any](w *windowTask[string, allocRec, A, int64]) func() erro
 	return func() error {
 		kb := pool.Get().(*dataflow.Kbatch[string, allocRec])
 		kb.Recs = append(kb.Recs[:0], tmpl...)
-		return w.Batch(0, kb)
+		return batch(0, kb)
 	}
 }
 

@@ -90,10 +90,18 @@ func (s *diskStore[K, V]) key(h uint64, k K) []byte {
 // Upsert returns the value of k, read from the store into the epoch's
 // cache the first time the epoch touches it.
 func (s *diskStore[K, V]) Upsert(h uint64, k K) *V {
-	if v := s.cache.Get(h, k); v != nil {
-		return v
+	v, _ := s.UpsertKey(h, k)
+	return v
+}
+
+// UpsertKey is Upsert that also returns the key as the epoch's cache
+// stores it (see state.Table.UpsertKey).
+func (s *diskStore[K, V]) UpsertKey(h uint64, k K) (*V, K) {
+	n := s.cache.Len()
+	v, sk := s.cache.UpsertKey(h, k)
+	if s.cache.Len() == n {
+		return v, sk // touched already this epoch
 	}
-	v := s.cache.Upsert(h, k)
 	_, err := s.db.Get(s.key(h, k), func(data []byte) {
 		vs, derr := s.vc.Decode(data, nil)
 		if derr != nil || len(vs) != 1 {
@@ -104,7 +112,7 @@ func (s *diskStore[K, V]) Upsert(h uint64, k K) *V {
 	if err != nil {
 		s.Fail(err)
 	}
-	return v
+	return v, sk
 }
 
 func (s *diskStore[K, V]) Delete(h uint64, k K) {

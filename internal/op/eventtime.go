@@ -18,12 +18,15 @@ import (
 //
 // Each instance tracks its own maximum; downstream operators take the
 // minimum over their inputs. An instance that has seen no record yet holds
-// the watermark back until it sees one or its input ends; there is no
-// idleness timeout, so a source split that stays empty (more instances than
-// partitions, say) holds back every window until the input ends. Give
-// EventTime the parallelism of its source: an instance fed by several
-// source splits sees their maximum, and its watermark can run ahead of the
-// slower splits.
+// the watermark back until it sees one or its input ends, and so does one
+// whose input has gone quiet: a source split that stays empty (more
+// instances than partitions, say) holds back every window until the input
+// ends. IdleAfter(d) lifts that: an instance that has had no record for d
+// of processing time is idle, and receivers leave it out of their minimum
+// until it sees a record again (see IdleAfter). Give EventTime the
+// parallelism of its source: an instance fed by several source splits
+// sees their maximum, and its watermark can run ahead of the slower
+// splits.
 //
 // An event time must be one that every window downstream can hold (see
 // WindowSpec.TimeRange; math.MinInt64 and math.MaxInt64 never are): a
@@ -36,13 +39,23 @@ func EventTime[T any](s Stream[T], ts func(T) int64, maxOutOfOrder time.Duration
 	if maxOutOfOrder < 0 {
 		s.job.Fail(fmt.Errorf("weir: EventTime: negative out-of-orderness %s", maxOutOfOrder))
 	}
+	idle := dataflow.OpOptions(opts).Idle
+	if err := idle.Check(); err != nil {
+		s.job.Fail(fmt.Errorf("weir: EventTime: %w", err))
+	}
 	held := dataflow.NewTimeRange() // narrowed by the windows declared downstream
 	out := recordOp(s, "eventtime", builtinOne, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[T]) dataflow.Pusher[T] {
-		return newEventTimeOp(tc.Op, ts, delay, *held, out)
+		o := newEventTimeOp(tc.Op, ts, delay, *held, out)
+		o.idle = newIdleClock(idle)
+		return o
 	})
 	out.node.Times = []*dataflow.TimeRange{held}
 	out.timed = true
 	out.node.Params += fmt.Sprintf(", out of order by at most %dms", delay)
+	if idle.Set() {
+		out.node.Idle = true
+		out.node.Params += fmt.Sprintf(", idle after %v", idle.After)
+	}
 	return out
 }
 
@@ -55,6 +68,7 @@ type eventTimeOp[T any] struct {
 	b     dataflow.Batch[T]
 	max   int64
 	wm    int64
+	idle  idleClock
 }
 
 func newEventTimeOp[T any](name string, f func(T) int64, delay int64, held dataflow.TimeRange, out dataflow.Pusher[T]) *eventTimeOp[T] {
@@ -84,6 +98,7 @@ func (o *eventTimeOp[T]) Push(b *dataflow.Batch[T]) error {
 		return o.outOfRange(b, ts)
 	}
 	o.max = mx
+	o.idle.seen = o.idle.seen || b.Len() > 0
 	o.b.V, o.b.Ts, o.b.Sel, o.b.Seq = b.V, ts, b.Sel, b.Seq
 	return o.out.Push(&o.b)
 }
@@ -110,6 +125,40 @@ func (o *eventTimeOp[T]) Mark(m progress.Marker) error {
 			o.wm = max(o.wm, window.Watermark(o.max, o.delay))
 		}
 		m.Watermark = o.wm
+		m.Idle = o.idle.mark()
 	}
 	return o.out.Mark(m)
+}
+
+// idleClock tells whether an EventTime instance is idle: whether After of
+// processing time has passed since the last epoch end that followed a
+// record (or since the instance started). It reads the clock once per
+// epoch end, never per record, so an instance goes idle between After and
+// After plus an epoch after its last record. The zero idleClock is never
+// idle.
+type idleClock struct {
+	after time.Duration
+	now   func() time.Time
+	seen  bool      // a record since the last epoch end
+	last  time.Time // the last epoch end after a record
+}
+
+func newIdleClock(i dataflow.Idleness) idleClock {
+	if !i.Set() {
+		return idleClock{}
+	}
+	return idleClock{after: i.After, now: i.Now, last: i.Now()}
+}
+
+// mark ends an epoch and reports whether the instance is idle.
+func (c *idleClock) mark() bool {
+	if c.now == nil {
+		return false
+	}
+	now := c.now()
+	if c.seen {
+		c.seen, c.last = false, now
+		return false
+	}
+	return now.Sub(c.last) >= c.after
 }

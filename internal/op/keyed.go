@@ -24,7 +24,12 @@ type KeyedStream[K comparable, T any] struct {
 // share one parallel region, with no shuffle between them (see
 // KeyedState).
 func KeyBy[T any, K comparable](s Stream[T], key func(T) K, opts ...dataflow.Option) KeyedStream[K, T] {
-	return KeyedStream[K, T]{s: s, key: key, name: keyID[K](dataflow.OpOptions(opts).Name)}
+	c := dataflow.OpOptions(opts)
+	if s.job != nil {
+		refuseTTL(s.job, "KeyBy", opts)
+		s.job.RefuseIdle(c, "KeyBy")
+	}
+	return KeyedStream[K, T]{s: s, key: key, name: keyID[K](c.Name)}
 }
 
 // Stream returns the records of the keyed stream, unkeyed.
@@ -72,6 +77,7 @@ type WindowOption func(*windowConfig)
 type windowConfig struct {
 	lateness int64
 	opts     []dataflow.Option
+	op       string // the operator's kind in plans: "window" unless set
 }
 
 // AllowedLateness keeps a window's state for d after it fired; records that

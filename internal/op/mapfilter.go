@@ -3,6 +3,7 @@ package op
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
@@ -217,6 +218,9 @@ type flatMapOp[T, U any] struct {
 	b    dataflow.Batch[U]
 	name string
 	sel  plan.Selectivity
+	// ts, if set, is given each record's event time (math.MinInt64
+	// without) before f is called with it.
+	ts *int64
 }
 
 func (o *flatMapOp[T, U]) Push(b *dataflow.Batch[T]) error {
@@ -231,6 +235,12 @@ func (o *flatMapOp[T, U]) Push(b *dataflow.Batch[T]) error {
 			i = int(b.Sel[j])
 		}
 		before := len(v)
+		if o.ts != nil {
+			*o.ts = math.MinInt64
+			if b.Ts != nil {
+				*o.ts = b.Ts[i]
+			}
+		}
 		v = o.f(b.V[i], v)
 		made := len(v) - before
 		if made < 0 {

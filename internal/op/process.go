@@ -15,10 +15,11 @@ import (
 // to out and returns it (Selectivity may declare fewer). Records of one key
 // reach f in the order the stream carries them, on one instance; each
 // instance keeps the state of the key groups it owns, so Process runs in
-// parallel without locks. The state lives as long as the job.
+// parallel without locks. The state lives as long as the job, or as
+// StateTTL says: every record touches its key's state.
 func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state *S, v T, out []U) []U, opts ...dataflow.Option) Stream[U] {
 	c := dataflow.OpOptions(opts)
-	d := opDecl{state: plan.Keyed, sel: plan.AnyNumber, key: &dataflow.KeySpec{Name: k.name, In: reflect.TypeFor[T]()}}
+	d := opDecl{state: plan.Keyed, sel: plan.AnyNumber, key: &dataflow.KeySpec{Name: k.name, In: reflect.TypeFor[T]()}, ttl: true}
 	if c.SelSet {
 		d.sel = c.Sel
 	}
@@ -26,8 +27,11 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 	d.key.Check = func(j *dataflow.Graph, inst, par int) any {
 		return newOwnerCheck(k.key, j.Routing(par), inst, j.StableHash())
 	}
-	return recordOp(k.s, "process", d, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[U]) dataflow.Pusher[T] {
+	out := recordOp(k.s, "process", d, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[U]) dataflow.Pusher[T] {
 		h := exchange.KeyHasher[K](k.s.job.StableHash())
+		if c.TTL.Set() {
+			return newTTLProcess(k, h, f, tc, out, c.TTL)
+		}
 		table, err := newStore[K, S](k.s.job, tc.Op, tc.Inst)
 		if err != nil {
 			return &failOp[T]{err: err}
@@ -43,6 +47,8 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 		}
 		return op
 	})
+	out.node.Params += checkTTL(k.s.job, out.node.Name, c.TTL, k.s.timed)
+	return out
 }
 
 // flushOp writes a disk store's epoch at each marker.

@@ -21,6 +21,8 @@ type opDecl struct {
 	user bool
 	// key partitions a built-in keyed operator's input (Process).
 	key *dataflow.KeySpec
+	// ttl: the operator honours StateTTL (Process); others refuse it.
+	ttl bool
 }
 
 var (
@@ -46,7 +48,13 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []dataflow.Option
 	}
 	n := j.Add(&dataflow.Node{Name: c.Name, Op: op, Kind: plan.Op, State: st, Sel: sel, Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[U]()})
 	n.Params = dataflow.TypeList(reflect.TypeFor[T]()) + " to " + dataflow.TypeList(reflect.TypeFor[U]())
+	if op != "eventtime" {
+		j.RefuseIdle(c, n.Name)
+	}
 	n.UserState = d.user && st != plan.Stateless
+	if !d.ttl {
+		refuseTTL(j, n.Name, opts)
+	}
 	n.Inputs = []dataflow.InputEdge{plainInput(s, j.Cfg.BatchSize)}
 	if key != nil {
 		if want := reflect.TypeFor[T](); key.In != want {

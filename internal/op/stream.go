@@ -17,6 +17,9 @@ type Stream[T any] struct {
 	port int
 	// timed reports whether records carry event times.
 	timed bool
+	// sides, on the output of a KeyedProcess or CoProcess, are its side
+	// outputs (see Side).
+	sides *sideReg
 }
 
 // singlePort is the ports table of a node with one output of type T.

@@ -17,20 +17,18 @@ import (
 // checkpoint and the table's snapshot and restore. The operator adds its
 // records to the table and says, per fired window, what its results are.
 type windowed[K comparable, S, O any] struct {
-	name  string
-	spec  window.Spec
-	held  dataflow.TimeRange // the times results may have
-	size  int
-	out   dataflow.Pusher[O]
+	name string
+	spec window.Spec
+	held dataflow.TimeRange // the times results may have
+	outBuf[O]
 	table keyedStore[K, window.Set[S]]
 	next  int64 // the watermark at which some window needs attention
 	wm    int64
-	outB  dataflow.Batch[O]
 }
 
 func newWindowed[K comparable, S, O any](name string, spec window.Spec, held dataflow.TimeRange, size int,
 	out dataflow.Pusher[O], table keyedStore[K, window.Set[S]]) windowed[K, S, O] {
-	return windowed[K, S, O]{name: name, spec: spec, held: held, size: size, out: out, table: table,
+	return windowed[K, S, O]{name: name, spec: spec, held: held, outBuf: outBuf[O]{size: size, out: out}, table: table,
 		next: math.MaxInt64, wm: progress.NoWatermark}
 }
 
@@ -73,28 +71,6 @@ func (w *windowed[K, S, O]) checkHeld(k K, win *window.Win[S], what, has string)
 	}
 	return fmt.Errorf("weir: %s: the %s of window [%d, %d) of key %s %s event time %d, outside the range the windows downstream can hold [%d, %d]",
 		w.name, what, win.Start, win.End, dataflow.ShowRecord(k), has, win.End-1, w.held.Lo, w.held.Hi)
-}
-
-// emit adds a result with event time ts, pushing the results once there
-// is a batch of them.
-func (w *windowed[K, S, O]) emit(v O, ts int64) error {
-	w.outB.V = append(w.outB.V, v)
-	w.outB.Ts = append(w.outB.Ts, ts)
-	if len(w.outB.V) >= w.size {
-		return w.Flush()
-	}
-	return nil
-}
-
-// Flush pushes the results gathered so far.
-func (w *windowed[K, S, O]) Flush() error {
-	if len(w.outB.V) == 0 {
-		return nil
-	}
-	err := w.out.Push(&w.outB)
-	clear(w.outB.V)
-	w.outB.V, w.outB.Ts = w.outB.V[:0], w.outB.Ts[:0]
-	return err
 }
 
 func (w *windowed[K, S, O]) Watermark() int64          { return w.wm }

@@ -26,17 +26,28 @@ import (
 func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregator[T, A, R]) Stream[WindowResult[K, R]] {
 	j := ws.k.s.job
 	c := dataflow.OpOptions(ws.cfg.opts)
-	n := j.Add(&dataflow.Node{Name: c.Name, Op: "window(" + ws.spec.String() + ")", Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: ws.k.name, Par: c.Parallelism, ParSet: c.ParSet})
+	kind := ws.cfg.op
+	if kind == "" {
+		kind = "window"
+	}
+	n := j.Add(&dataflow.Node{Name: c.Name, Op: kind + "(" + ws.spec.String() + ")", Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: ws.k.name, Par: c.Parallelism, ParSet: c.ParSet})
 	n.Params = fmt.Sprintf("lateness %dms, key, record, accumulator, result: %s", ws.spec.Lateness, dataflow.TypeList(reflect.TypeFor[K](), reflect.TypeFor[T](), reflect.TypeFor[A](), reflect.TypeFor[R]()))
 	n.Ports = []func([]any) any{
 		func(outs []any) any { return dataflow.Combine[WindowResult[K, R]](outs) },
 		func(outs []any) any { return dataflow.Combine[T](outs) },
 	}
 	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
+	refuseTTL(j, n.Name, ws.cfg.opts)
+	j.RefuseIdle(c, n.Name)
 	strat, err := j.Strategy(agg.Merge != nil && ws.spec.Kind != window.Session)
 	if err != nil {
 		j.Fail(err)
 		return result
+	}
+	if strat == partition.RoundRobin && dataflow.IdleUpstream(ws.k.s.node) {
+		// A sender's own watermark may be behind the window's, which left
+		// it out while it was idle: the window decides what is late.
+		strat = partition.Hash
 	}
 	st := &exchange.EdgeStats{Name: n.Name, Strategy: strat, Log: j.Cfg.Logger}
 	if st.Log == nil {
@@ -275,6 +286,7 @@ func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
+	m.Watermark = w.wm // its own, restored with it: never behind
 	if err := w.out.Mark(m); err != nil {
 		return err
 	}

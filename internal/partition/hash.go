@@ -67,8 +67,12 @@ func HashUint64(v uint64) uint64 {
 // whose underlying type is a string, an integer or a bool are hashed
 // deterministically; any other comparable type falls back to hash/maphash
 // with a seed fixed for the life of the process, which is deterministic
-// within one process only. Deterministic reports which case applies.
+// within one process only. A type of size zero (struct{}) has one value,
+// whose hash is a constant. Deterministic reports which case applies.
 func Hasher[K comparable]() (h func(K) uint64, deterministic bool) {
+	if reflect.TypeFor[K]().Size() == 0 {
+		return func(K) uint64 { return HashUint64(0) }, true
+	}
 	switch reflect.TypeFor[K]().Kind() {
 	case reflect.String:
 		return func(k K) uint64 { return HashString(*(*string)(unsafe.Pointer(&k))) }, true

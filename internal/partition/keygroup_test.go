@@ -96,4 +96,9 @@ func TestHasherUnderlyingKinds(t *testing.T) {
 	if _, det := Hasher[pair](); det {
 		t.Errorf("Hasher[struct] claims to be deterministic")
 	}
+	// The one value of an empty struct (WindowAll's key) hashes to a
+	// constant, the same in every process.
+	if he, det := Hasher[struct{}](); !det || he(struct{}{}) != HashUint64(0) {
+		t.Errorf("Hasher[struct{}] = deterministic %v, not the constant", det)
+	}
 }

@@ -5,6 +5,7 @@ package progress
 type Aligner struct {
 	next    []Epoch     // per sender: the epoch its next records belong to
 	final   []bool      // per sender: sent its final marker
+	idle    []bool      // per sender: its last marker was idle
 	wm      []Watermark // per sender: watermark of its last marker
 	cut     []int64     // per sender: cut time of its marker for the current epoch
 	current Epoch       // the epoch being aligned
@@ -18,6 +19,7 @@ func NewAligner(n int) *Aligner {
 	a := &Aligner{
 		next:   make([]Epoch, n),
 		final:  make([]bool, n),
+		idle:   make([]bool, n),
 		wm:     make([]Watermark, n),
 		cut:    make([]int64, n),
 		live:   n,
@@ -49,6 +51,13 @@ func (a *Aligner) Ahead(s int) bool {
 // true: it ends every epoch that all senders have ended, its watermark is
 // the minimum over the senders (never below the previous one), its cut the
 // earliest, and it is Final once every sender is final.
+//
+// A sender whose last marker was Idle is left out of the minimum. When
+// every sender that has not ended is idle, the watermark is the highest
+// of theirs (as Flink's, which flushes the maximum once the last input
+// goes idle; it is never below the previous one either) and the aligned
+// marker is Idle itself, so that receivers further on leave it out in
+// turn. Idleness changes no epoch: an idle sender still ends each one.
 func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 	if a.Ahead(s) {
 		panic("progress: marker from a sender that is ahead of the current epoch")
@@ -58,6 +67,7 @@ func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 	}
 	a.next[s] = m.Epoch + 1
 	a.cut[s] = m.Cut
+	a.idle[s] = m.Idle && !m.Final
 	if m.Watermark > a.wm[s] {
 		a.wm[s] = m.Watermark
 	}
@@ -76,11 +86,9 @@ func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 
 func (a *Aligner) complete() Marker {
 	last := lastEnded(a)
-	out := Marker{Epoch: last, Watermark: MaxWatermark, Final: a.live == 0}
+	out := Marker{Epoch: last, Final: a.live == 0}
+	out.Watermark, out.Idle = a.watermark()
 	for s := range a.wm {
-		if a.wm[s] < out.Watermark {
-			out.Watermark = a.wm[s]
-		}
 		if a.cut[s] != 0 && (out.Cut == 0 || a.cut[s] < out.Cut) {
 			out.Cut = a.cut[s]
 		}
@@ -95,6 +103,25 @@ func (a *Aligner) complete() Marker {
 	a.current = last + 1
 	a.done = out.Final
 	return out
+}
+
+// watermark is the minimum over the senders that are not idle (final
+// senders count with +inf) or, if every sender that has not ended is
+// idle, the highest of theirs and true.
+func (a *Aligner) watermark() (Watermark, bool) {
+	low, high, active := MaxWatermark, NoWatermark, a.live == 0
+	for s, w := range a.wm {
+		if a.idle[s] {
+			high = max(high, w)
+			continue
+		}
+		active = active || !a.final[s]
+		low = min(low, w)
+	}
+	if !active {
+		return high, true
+	}
+	return low, false
 }
 
 // lastEnded is the last epoch every sender has ended: the lowest over the

@@ -196,23 +196,10 @@ func TestAlignerRandomJumps(t *testing.T) {
 		delivered := make([]Epoch, n)
 		has := make([]bool, n)
 		var got []Marker
-		for steps := 0; ; steps++ {
-			var ready []int
-			for s := range queues {
-				if len(queues[s]) > 0 && !a.Ahead(s) {
-					ready = append(ready, s)
-				}
-			}
-			if len(ready) == 0 {
-				break
-			}
-			s := ready[r.IntN(len(ready))]
-			m := queues[s][0]
-			queues[s] = queues[s][1:]
+		deliverRandom(r, a, queues, func(s int, m, out Marker, ok bool) {
 			delivered[s], has[s] = m.Epoch, true
-			out, ok := a.Mark(s, m)
 			if !ok {
-				continue
+				return
 			}
 			for x := range delivered {
 				if !has[x] || (delivered[x] < out.Epoch && len(queues[x]) > 0) {
@@ -223,7 +210,7 @@ func TestAlignerRandomJumps(t *testing.T) {
 				t.Fatalf("trial %d: completion %v after %v", trial, out, got[len(got)-1])
 			}
 			got = append(got, out)
-		}
+		})
 		for s := range queues {
 			if len(queues[s]) > 0 {
 				t.Fatalf("trial %d: sender %d stuck with %d markers", trial, s, len(queues[s]))
@@ -248,5 +235,28 @@ func TestAlignerKeepsCutOfSenderAhead(t *testing.T) {
 	out, ok := a.Mark(1, Marker{Epoch: 6, Cut: 200})
 	if !ok || out.Epoch != 4 || out.Cut != 100 {
 		t.Fatalf("epochs 1..4: %v %v; want epoch 4 with cut 100", out, ok)
+	}
+}
+
+// deliverRandom feeds the queued markers of the senders that are not
+// ahead to a, one at a time from a random such sender, until none is
+// left to feed (what is left in queues is stuck). each sees every
+// delivery and its result; queues has the marker removed by then.
+func deliverRandom(r *rand.Rand, a *Aligner, queues [][]Marker, each func(s int, m, out Marker, ok bool)) {
+	for {
+		var ready []int
+		for s := range queues {
+			if len(queues[s]) > 0 && !a.Ahead(s) {
+				ready = append(ready, s)
+			}
+		}
+		if len(ready) == 0 {
+			return
+		}
+		s := ready[r.IntN(len(ready))]
+		m := queues[s][0]
+		queues[s] = queues[s][1:]
+		out, ok := a.Mark(s, m)
+		each(s, m, out, ok)
 	}
 }

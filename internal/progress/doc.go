@@ -9,7 +9,11 @@
 // marker for e: the Aligner tells it so, and which senders are already ahead,
 // so that their records can be held back until the epoch completes. A sender
 // that sends a Final marker is done: it counts as having delivered every
-// later epoch, and its watermark becomes +inf.
+// later epoch, and its watermark becomes +inf. A sender whose marker is
+// Idle (an EventTime instance that has had no record for a while) still
+// ends its epochs, but its watermark is left out of the minimum; when all
+// live senders are idle, the aligned marker is idle too and its watermark
+// is the highest of theirs.
 //
 //	a := progress.NewAligner(2)
 //	a.Ahead(0)                  // false: sender 0 is in the current epoch

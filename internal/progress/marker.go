@@ -28,12 +28,20 @@ type Marker struct {
 	Cut int64
 	// Final marks the end of the sender's stream.
 	Final bool
+	// Idle says that the sender has had no record for a while (EventTime's
+	// IdleAfter): receivers leave its watermark out of their minimum until
+	// it sends a marker that is not idle. After alignment it says that
+	// every sender that has not ended is idle.
+	Idle bool
 }
 
 func (m Marker) String() string {
 	f := ""
 	if m.Final {
 		f = " final"
+	}
+	if m.Idle {
+		f += " idle"
 	}
 	return fmt.Sprintf("epoch %d wm %d%s", m.Epoch, m.Watermark, f)
 }

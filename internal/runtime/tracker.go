@@ -10,13 +10,16 @@ import (
 
 // tracker finds when an epoch has ended at every terminal task.
 type tracker struct {
-	mu      sync.Mutex
-	next    []progress.Epoch // per terminal: the next epoch it will complete
-	final   []bool
-	cut     map[progress.Epoch]int64
-	wm      map[progress.Epoch]progress.Watermark
-	done    progress.Epoch // epochs below this have been reported
-	onEpoch func(EpochStats)
+	mu       sync.Mutex
+	next     []progress.Epoch // per terminal: the next epoch it will complete
+	final    []bool
+	cut      map[progress.Epoch]int64
+	wm       map[progress.Epoch]progress.Watermark // the lowest of the terminals that are not idle
+	idleWm   map[progress.Epoch]progress.Watermark // the highest of the idle terminals
+	done     progress.Epoch                        // epochs below this have been reported
+	lastWm   progress.Watermark                    // the watermark last reported, when reported is set
+	reported bool
+	onEpoch  func(EpochStats)
 }
 
 func (t *tracker) add() int {
@@ -31,13 +34,19 @@ func (t *tracker) complete(i int, m progress.Marker) {
 	if t.cut == nil {
 		t.cut = map[progress.Epoch]int64{}
 		t.wm = map[progress.Epoch]progress.Watermark{}
+		t.idleWm = map[progress.Epoch]progress.Watermark{}
 	}
 	t.next[i] = m.Epoch + 1
 	t.final[i] = m.Final
 	if c, ok := t.cut[m.Epoch]; !ok || (m.Cut != 0 && m.Cut < c) {
 		t.cut[m.Epoch] = m.Cut
 	}
-	if w, ok := t.wm[m.Epoch]; !ok || m.Watermark < w {
+	if m.Idle {
+		// Left out of the minimum, as receivers leave idle senders out.
+		if w, ok := t.idleWm[m.Epoch]; !ok || m.Watermark > w {
+			t.idleWm[m.Epoch] = m.Watermark
+		}
+	} else if w, ok := t.wm[m.Epoch]; !ok || m.Watermark < w {
 		t.wm[m.Epoch] = m.Watermark
 	}
 	// The lowest epoch not yet completed everywhere.
@@ -68,9 +77,18 @@ func (t *tracker) complete(i int, m progress.Marker) {
 	slices.Sort(ended)
 	t.done = low
 	for k, e := range ended {
-		st := EpochStats{Epoch: e, Watermark: t.wm[e], Latency: time.Duration(now - t.cut[e]), Final: allFinal && k == len(ended)-1}
+		wm, ok := t.wm[e]
+		if !ok {
+			wm = t.idleWm[e]
+		}
+		if t.reported && wm < t.lastWm {
+			wm = t.lastWm // after all terminals were idle, as an aligner does
+		}
+		t.lastWm, t.reported = wm, true
+		st := EpochStats{Epoch: e, Watermark: wm, Latency: time.Duration(now - t.cut[e]), Final: allFinal && k == len(ended)-1}
 		delete(t.cut, e)
 		delete(t.wm, e)
+		delete(t.idleWm, e)
 		if t.onEpoch != nil {
 			t.onEpoch(st)
 		}

@@ -55,17 +55,27 @@ func (t *Table[K, V]) Get(h uint64, k K) *V {
 
 // Upsert returns a pointer to the value of key k with hash h, inserting a
 // zero value first if k is absent.
-func (t *Table[K, V]) Upsert(h uint64, k K) *V {
+func (t *Table[K, V]) Upsert(h uint64, k K) *V { return &t.upsert(h, k).val }
+
+// UpsertKey is Upsert that also returns the key as the table stores it
+// (cloned, with CloneKeys), which a caller can keep without pinning what
+// k shares memory with.
+func (t *Table[K, V]) UpsertKey(h uint64, k K) (*V, K) {
+	s := t.upsert(h, k)
+	return &s.val, s.key
+}
+
+func (t *Table[K, V]) upsert(h uint64, k K) *slot[K, V] {
 	h = fix(h)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.hash == h && s.key == k {
-			return &s.val
+			return s
 		}
 		if s.hash == 0 {
 			if (t.n+1)*4 > len(t.slots)*3 {
 				t.grow()
-				return t.Upsert(h, k)
+				return t.upsert(h, k)
 			}
 			s.hash = h
 			s.key = k
@@ -73,7 +83,7 @@ func (t *Table[K, V]) Upsert(h uint64, k K) *V {
 				s.key = t.clone(k)
 			}
 			t.n++
-			return &s.val
+			return s
 		}
 	}
 }

@@ -39,7 +39,7 @@ import (
 
 const (
 	protoMagic       = "WEIR"
-	protoVersion     = 2
+	protoVersion     = 3 // 3: markers carry an idle flag (internal/exchange/wire.go)
 	nonceSize        = 16
 	proofSize        = sha256.Size
 	msgHeaderSize    = 3

@@ -61,6 +61,8 @@ func TestDecodeHelloErrors(t *testing.T) {
 	good := helloBody(sampleHello)
 	v1 := bytes.Clone(good)
 	v1[5] = 1
+	v2 := bytes.Clone(good)
+	v2[5] = 2 // before markers carried an idle flag
 	tests := []struct {
 		in   []byte
 		want string
@@ -68,8 +70,9 @@ func TestDecodeHelloErrors(t *testing.T) {
 		{nil, "not a weir transport peer (bad magic)"},
 		{[]byte("HTTP/1.1"), "not a weir transport peer (bad magic)"},
 		{[]byte("WEIR\x00"), "not a weir transport peer (bad magic)"},
-		{v1, "protocol version 1, ours 2"},
-		{v1[:6], "protocol version 1, ours 2"},
+		{v1, "protocol version 1, ours 3"},
+		{v1[:6], "protocol version 1, ours 3"},
+		{v2, "protocol version 2, ours 3"},
 		{good[:helloFixed-1], "hello of 25 bytes; want 26"},
 		{append(bytes.Clone(good), 0), "hello of 27 bytes; want 26"},
 	}

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"fmt"
 	"sync"
 )
@@ -21,11 +22,12 @@ func NewLocal(n int) []Network {
 		ms[i] = newMux(i, n, DefaultCredits)
 	}
 	nets := make([]Network, n)
+	formed := &localBarrier{left: n, done: make(chan struct{})}
 	for i, m := range ms {
 		for j, p := range ms {
 			m.setTable(j, localAddr, localLink{from: m, to: p}, 1)
 		}
-		nets[i] = &localNetwork{mux: m, all: ms}
+		nets[i] = &localNetwork{mux: m, all: ms, formed: formed}
 	}
 	return nets
 }
@@ -33,8 +35,38 @@ func NewLocal(n int) []Network {
 // localNetwork is one process of NewLocal.
 type localNetwork struct {
 	*mux
-	all  []*mux
-	once sync.Once
+	all    []*mux
+	once   sync.Once
+	formed *localBarrier
+	joined sync.Once
+}
+
+// localBarrier is closed once every process of NewLocal has joined.
+type localBarrier struct {
+	mu   sync.Mutex
+	left int
+	done chan struct{}
+}
+
+// Join waits until every process of NewLocal has joined, as Dial waits
+// until every peer is up: a process does what it must before it joins
+// (discard a failed run's checkpoints, say) before any other process
+// sends it anything or writes a checkpoint.
+func (l *localNetwork) Join(ctx context.Context) error {
+	l.joined.Do(func() {
+		b := l.formed
+		b.mu.Lock()
+		if b.left--; b.left == 0 {
+			close(b.done)
+		}
+		b.mu.Unlock()
+	})
+	select {
+	case <-l.formed.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("transport: waiting for the other local processes to join: %w", context.Cause(ctx))
+	}
 }
 
 func (l *localNetwork) Close() error {
