@@ -90,12 +90,11 @@ func (s *q9State) bid(b *bidRow) {
 // until the watermark passes the bid's time (another timer): an auction
 // that comes after that is late, and the bid is dropped.
 func winners(ev weir.Stream[gen.NexmarkEvent]) weir.Stream[q9Row] {
-	auctions := weir.MapRef(weir.FilterRef(ev, func(e *gen.NexmarkEvent) bool { return e.Kind == gen.AuctionKind },
+	timed := timedEvents(ev)
+	auctions := weir.MapRef(weir.FilterRef(timed, func(e *gen.NexmarkEvent) bool { return e.Kind == gen.AuctionKind },
 		weir.Name("q9-auctions"), weir.Stateless()), func(e *gen.NexmarkEvent) gen.Auction { return e.Auction },
 		weir.Name("q9-auction"), weir.Stateless())
-	bs := weir.MapRef(bids(ev), func(e *gen.NexmarkEvent) bidRow { return toBidRow(&e.Bid) }, weir.Name("q9-bid"), weir.Stateless())
-	auctions = weir.EventTime(auctions, func(a gen.Auction) int64 { return a.DateTime }, MaxOutOfOrder, weir.Name("q9-auction-time"))
-	bs = weir.EventTime(bs, func(b bidRow) int64 { return b.DateTime }, MaxOutOfOrder, weir.Name("q9-bid-time"))
+	bs := weir.MapRef(bids(timed), func(e *gen.NexmarkEvent) bidRow { return toBidRow(&e.Bid) }, weir.Name("q9-bid"), weir.Stateless())
 	type ctx = weir.ProcessContext[int64, q9State, q9Row]
 	return weir.CoProcess(
 		weir.KeyBy(auctions, func(a gen.Auction) int64 { return a.ID }, weir.Name("auction")),
