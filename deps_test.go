@@ -7,7 +7,9 @@ import (
 )
 
 // A program that uses the in-memory API (the README's tour: weir and its
-// connectors) links no Pebble: only package pebblestate imports it.
+// connectors) links no Pebble, which only package pebblestate imports, and
+// no gonum, which only the benchmark report (internal/report, cmd/weir)
+// imports.
 func TestInMemoryAPILinksNoPebble(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -18,12 +20,16 @@ func TestInMemoryAPILinksNoPebble(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(dep, "cockroachdb") || strings.Contains(dep, "prometheus") || strings.Contains(dep, "getsentry") {
+		if strings.Contains(dep, "cockroachdb") || strings.Contains(dep, "prometheus") || strings.Contains(dep, "getsentry") || strings.HasPrefix(dep, "gonum.org/") {
 			t.Errorf("the in-memory API links %s", dep)
 		}
 	}
 	out, err = exec.Command(goTool, "list", "-deps", "./pebblestate").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "github.com/cockroachdb/pebble/v2\n") {
 		t.Errorf("package pebblestate does not list Pebble among its dependencies (%v): the check above proves nothing", err)
+	}
+	out, err = exec.Command(goTool, "list", "-deps", "./internal/report").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "gonum.org/v1/plot\n") {
+		t.Errorf("package internal/report does not list gonum among its dependencies (%v): the check above proves nothing", err)
 	}
 }

@@ -7,6 +7,7 @@
 //	weir bench ysb-json --events N --workers W           # file input vs a hand-written parser
 //	weir bench skew --s 1.5 --partitioning all --runs 5  # keyed count over skewed keys, per strategy
 //	weir bench skew --simulate --partitions 64           # the planners under a cost model, no job
+//	weir bench report [--from results.jsonl] [--quick]  # every suite, docs/benchmarks.md with plots
 //	weir explain ysb|wordcount|fission
 //
 // Every job takes --workers (parallelism of every operator), --interval or

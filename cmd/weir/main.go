@@ -41,11 +41,14 @@ func rootCmd() *cobra.Command {
 		},
 	}
 	run := &cobra.Command{Use: "run JOB", Short: "Run a built-in job"}
-	run.AddCommand(runYSBCmd(), runWordcountCmd())
+	run.AddCommand(runYSBCmd(), runWordcountCmd(), runNexmarkCmd())
 	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
-	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd())
-	root.AddCommand(run, bench, explainCmd(), launchCmd())
-	for _, c := range []*cobra.Command{run, bench} {
+	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd(), benchNexmarkCmd())
+	bench.AddCommand(benchReportCmd())
+	gen := &cobra.Command{Use: "gen EVENTS", Short: "Write generated events to a file"}
+	gen.AddCommand(genNexmarkCmd())
+	root.AddCommand(run, bench, gen, explainCmd(), launchCmd())
+	for _, c := range []*cobra.Command{run, bench, gen} {
 		c.Args = cobra.NoArgs
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			return fmt.Errorf("%s needs a job: %s", cmd.Name(), subNames(cmd))
