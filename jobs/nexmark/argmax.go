@@ -2,9 +2,10 @@ package nexmark
 
 import "slices"
 
-// argMax is the largest of some numbers and the items that have it: an
-// accumulator for q5's hottest auctions and q7's highest bids. Its array
-// is never written in place, so that accumulators never share one.
+// argMax is the largest of some numbers and the items that have it: q7's
+// accumulator of a window's highest bids (weir.ArgMax ranks window
+// results by key, and q7 needs the records themselves). Its array is
+// never written in place, so that accumulators never share one.
 type argMax[T any] struct {
 	Max int64
 	Of  []T

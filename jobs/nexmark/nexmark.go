@@ -133,3 +133,11 @@ func Baseline(name string, g gen.Nexmark) (Checksum, int64, error) {
 	}
 	return q.base(g)
 }
+
+// timedEvents assigns event time to every event, before any filter: a
+// query over two kinds of events then has a watermark that advances on
+// every source instance, whatever kinds of events it reads (instance i of
+// p reads events i, i+p, ...: with p = 2, all the persons go to one).
+func timedEvents(ev weir.Stream[gen.NexmarkEvent]) weir.Stream[gen.NexmarkEvent] {
+	return weir.EventTime(ev, func(e gen.NexmarkEvent) int64 { return e.Time() }, MaxOutOfOrder, weir.Name("event-time"))
+}

@@ -14,18 +14,23 @@ func init() {
 		header: "name,city,state,id", cols: cols("sssi"),
 		add: addQ3, ref: refQ3,
 		base: func(g gen.Nexmark) (c Checksum, n int64, err error) {
-			st := map[int64]*q3State{}
-			var out []q3Row
+			persons := map[int64][]q3Person{}
+			sold := map[int64][]int64{} // seller -> auctions
 			n, err = forEach(g, func(e *gen.NexmarkEvent) {
-				if in, ok := q3Input(e); ok {
-					s := st[in.ID]
-					if s == nil {
-						s = &q3State{}
-						st[in.ID] = s
+				switch {
+				case e.Kind == gen.PersonKind && q3Region(e.Person.State):
+					p := q3Person{e.Person.ID, e.Person.Name, e.Person.City, e.Person.State}
+					persons[p.ID] = append(persons[p.ID], p)
+					for _, a := range sold[p.ID] {
+						r := q3Row{p.Name, p.City, p.State, a}
+						c.add(r.hash())
 					}
-					out = joinQ3(s, in, out[:0])
-					for i := range out {
-						c.add(out[i].hash())
+				case e.Kind == gen.AuctionKind && e.Auction.Category == 10:
+					a := &e.Auction
+					sold[a.Seller] = append(sold[a.Seller], a.ID)
+					for _, p := range persons[a.Seller] {
+						r := q3Row{p.Name, p.City, p.State, a.ID}
+						c.add(r.hash())
 					}
 				}
 			})
@@ -34,58 +39,33 @@ func init() {
 	})
 }
 
-// q3In is a person of OR, ID or CA (Person set) or an auction of category
-// 10; ID is the person's id or the auction's seller.
-type q3In struct {
-	Person            bool
-	ID, Auction       int64
+func q3Region(s string) bool { return s == "OR" || s == "ID" || s == "CA" }
+
+func addQ3(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
+	persons := weir.MapRef(weir.FilterRef(ev, func(e *gen.NexmarkEvent) bool {
+		return e.Kind == gen.PersonKind && q3Region(e.Person.State)
+	}, weir.Name("q3-persons"), weir.Stateless()), func(e *gen.NexmarkEvent) q3Person {
+		return q3Person{e.Person.ID, e.Person.Name, e.Person.City, e.Person.State}
+	}, weir.Name("q3-person"), weir.Stateless())
+	auctions := weir.MapRef(weir.FilterRef(ev, func(e *gen.NexmarkEvent) bool {
+		return e.Kind == gen.AuctionKind && e.Auction.Category == 10
+	}, weir.Name("q3-auctions"), weir.Stateless()), func(e *gen.NexmarkEvent) q3Auction {
+		return q3Auction{e.Auction.ID, e.Auction.Seller}
+	}, weir.Name("q3-auction"), weir.Stateless())
+	emit(weir.InnerJoin(
+		weir.KeyBy(persons, func(p q3Person) int64 { return p.ID }, weir.Name("person")),
+		weir.KeyBy(auctions, func(a q3Auction) int64 { return a.Seller }, weir.Name("person")),
+		func(_ int64, p q3Person, a q3Auction) q3Row { return q3Row{p.Name, p.City, p.State, a.ID} },
+		weir.Name("q3-join")), sk, nil)
+}
+
+// q3Person and q3Auction are what q3 keeps of a person and an auction.
+type q3Person struct {
+	ID                int64
 	Name, City, State string
 }
 
-func q3Input(e *gen.NexmarkEvent) (q3In, bool) {
-	switch {
-	case e.Kind == gen.PersonKind && q3Region(e.Person.State):
-		p := &e.Person
-		return q3In{Person: true, ID: p.ID, Name: p.Name, City: p.City, State: p.State}, true
-	case e.Kind == gen.AuctionKind && e.Auction.Category == 10:
-		return q3In{ID: e.Auction.Seller, Auction: e.Auction.ID}, true
-	}
-	return q3In{}, false
-}
-
-func q3Region(s string) bool { return s == "OR" || s == "ID" || s == "CA" }
-
-// q3State is what one person id has seen: the persons with that id and
-// the auctions they sell.
-type q3State struct {
-	Persons  []q3In
-	Auctions []int64
-}
-
-// joinQ3 adds in to s and appends the pairs it completes.
-func joinQ3(s *q3State, in q3In, out []q3Row) []q3Row {
-	if in.Person {
-		s.Persons = append(s.Persons, in)
-		for _, a := range s.Auctions {
-			out = append(out, q3Row{in.Name, in.City, in.State, a})
-		}
-		return out
-	}
-	s.Auctions = append(s.Auctions, in.Auction)
-	for _, p := range s.Persons {
-		out = append(out, q3Row{p.Name, p.City, p.State, in.Auction})
-	}
-	return out
-}
-
-func addQ3(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
-	kept := weir.FilterRef(ev, func(e *gen.NexmarkEvent) bool { _, ok := q3Input(e); return ok }, weir.Name("q3-filter"), weir.Stateless())
-	in := weir.MapRef(kept, func(e *gen.NexmarkEvent) q3In { v, _ := q3Input(e); return v }, weir.Name("q3-select"), weir.Stateless())
-	keyed := weir.KeyBy(in, func(v q3In) int64 { return v.ID }, weir.Name("person"))
-	emit(weir.Process(keyed, func(_ int64, s *q3State, v q3In, out []q3Row) []q3Row {
-		return joinQ3(s, v, out)
-	}, weir.Name("q3-join")), sk, nil)
-}
+type q3Auction struct{ ID, Seller int64 }
 
 func refQ3(evs []gen.NexmarkEvent) []string {
 	bySeller := map[int64][]int64{}

@@ -39,22 +39,8 @@ func addQ5(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
 			Add:   func(n int64, r weir.WindowResult[int64, int64]) int64 { return n + r.Value },
 			Merge: func(a, b int64) int64 { return a + b },
 		})
-	// A count's event time is its window's end - 1: the windows of one
-	// slide's results are those of one window's counts.
-	byWindow := weir.KeyBy(counts, func(r weir.WindowResult[int64, int64]) int64 { return r.Start }, weir.Name("window"))
-	top := weir.Aggregate(weir.Window(byWindow, weir.Tumbling(q5Slide*time.Millisecond), weir.WindowOptions(weir.Name("q5-max"))),
-		weir.Aggregator[weir.WindowResult[int64, int64], argMax[int64], argMax[int64]]{
-			Add: func(a argMax[int64], r weir.WindowResult[int64, int64]) argMax[int64] {
-				return a.add(r.Value, r.Key)
-			},
-			Merge: argMax[int64].merge,
-		})
-	rows := weir.FlatMap(top, func(r weir.WindowResult[int64, argMax[int64]], out []q5Row) []q5Row {
-		for _, a := range r.Value.Of {
-			out = append(out, q5Row{a, r.Value.Max})
-		}
-		return out
-	}, weir.Name("q5"), weir.Stateless())
+	hot := weir.ArgMax(counts, func(a, b int64) bool { return a < b }, weir.Name("q5-max"))
+	rows := weir.MapRef(hot, func(r *weir.WindowResult[int64, int64]) q5Row { return q5Row{r.Key, r.Value} }, weir.Name("q5"), weir.Stateless())
 	emit(rows, sk, nil)
 }
 

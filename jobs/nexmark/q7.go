@@ -22,13 +22,12 @@ func init() {
 func addQ7(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
 	b := weir.MapRef(bids(ev), func(e *gen.NexmarkEvent) q7Row { return q7Row(toBidRow(&e.Bid)) }, weir.Name("q7-select"), weir.Stateless())
 	timed := weir.EventTime(b, func(b q7Row) int64 { return b.DateTime }, MaxOutOfOrder, weir.Name("q7-time"))
-	all := weir.KeyBy(timed, func(q7Row) int8 { return 0 }, weir.Name("all"))
-	top := weir.Aggregate(weir.Window(all, weir.Tumbling(q7Size*time.Millisecond), weir.WindowOptions(weir.Name("q7-max"))),
+	top := weir.Aggregate(weir.WindowAll(timed, weir.Tumbling(q7Size*time.Millisecond), weir.WindowOptions(weir.Name("q7-max"))),
 		weir.Aggregator[q7Row, argMax[q7Row], argMax[q7Row]]{
 			Add:   func(a argMax[q7Row], b q7Row) argMax[q7Row] { return a.add(b.Price, b) },
 			Merge: argMax[q7Row].merge,
 		})
-	emit(weir.FlatMap(top, func(r weir.WindowResult[int8, argMax[q7Row]], out []q7Row) []q7Row {
+	emit(weir.FlatMap(top, func(r weir.WindowResult[weir.Unit, argMax[q7Row]], out []q7Row) []q7Row {
 		return append(out, r.Value.Of...)
 	}, weir.Name("q7"), weir.Stateless()), sk, nil)
 }

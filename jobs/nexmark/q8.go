@@ -47,24 +47,23 @@ func (a q8Acc) merge(b q8Acc) q8Acc {
 }
 
 func addQ8(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
-	sel := func(k gen.NexmarkKind, f func(e *gen.NexmarkEvent) q8In) weir.Stream[q8In] {
-		kept := weir.FilterRef(ev, func(e *gen.NexmarkEvent) bool { return e.Kind == k }, weir.Name("q8-"+k.String()+"s"), weir.Stateless())
-		in := weir.MapRef(kept, f, weir.Name("q8-"+k.String()), weir.Stateless())
-		return weir.EventTime(in, func(v q8In) int64 { return v.DateTime }, MaxOutOfOrder, weir.Name("q8-"+k.String()+"-time"))
-	}
-	persons := sel(gen.PersonKind, func(e *gen.NexmarkEvent) q8In {
-		return q8In{ID: e.Person.ID, DateTime: e.Person.DateTime, Name: e.Person.Name, Person: true}
-	})
-	auctions := sel(gen.AuctionKind, func(e *gen.NexmarkEvent) q8In {
-		return q8In{ID: e.Auction.Seller, DateTime: e.Auction.DateTime}
-	})
-	keyed := weir.KeyBy(weir.Union(persons, auctions), func(v q8In) int64 { return v.ID }, weir.Name("person"))
+	kept := weir.FilterRef(timedEvents(ev), func(e *gen.NexmarkEvent) bool { return e.Kind != gen.BidKind }, weir.Name("q8-filter"), weir.Stateless())
+	in := weir.MapRef(kept, q8Input, weir.Name("q8-select"), weir.Stateless())
+	keyed := weir.KeyBy(in, func(v q8In) int64 { return v.ID }, weir.Name("person"))
 	acts := weir.Aggregate(weir.Window(keyed, weir.Tumbling(q8Size*time.Millisecond), weir.WindowOptions(weir.Name("q8-window"))),
 		weir.Aggregator[q8In, q8Acc, q8Acc]{Add: q8Acc.add, Merge: q8Acc.merge})
 	both := weir.FilterRef(acts, func(r *weir.WindowResult[int64, q8Acc]) bool { return r.Value.Person && r.Value.Auction }, weir.Name("q8-both"), weir.Stateless())
 	emit(weir.MapRef(both, func(r *weir.WindowResult[int64, q8Acc]) q8Row {
 		return q8Row{r.Key, r.Value.Name, r.Start}
 	}, weir.Name("q8"), weir.Stateless()), sk, nil)
+}
+
+// q8Input is a person or an auction (not a bid) as q8 sees it.
+func q8Input(e *gen.NexmarkEvent) q8In {
+	if e.Kind == gen.PersonKind {
+		return q8In{ID: e.Person.ID, DateTime: e.Person.DateTime, Name: e.Person.Name, Person: true}
+	}
+	return q8In{ID: e.Auction.Seller, DateTime: e.Auction.DateTime}
 }
 
 func refQ8(evs []gen.NexmarkEvent) []string {
@@ -109,15 +108,10 @@ func baseQ8(g gen.Nexmark) (c Checksum, n int64, err error) {
 		clear(acts)
 	}
 	n, err = forEach(g, func(e *gen.NexmarkEvent) {
-		var v q8In
-		switch e.Kind {
-		case gen.PersonKind:
-			v = q8In{ID: e.Person.ID, DateTime: e.Person.DateTime, Name: e.Person.Name, Person: true}
-		case gen.AuctionKind:
-			v = q8In{ID: e.Auction.Seller, DateTime: e.Auction.DateTime}
-		default:
+		if e.Kind == gen.BidKind {
 			return
 		}
+		v := q8Input(e)
 		if w := floorDiv(v.DateTime, q8Size); w != window {
 			flush()
 			window = w

@@ -1,6 +1,8 @@
 package nexmark
 
 import (
+	"slices"
+
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/gen"
 )
@@ -39,27 +41,6 @@ func during(a *gen.Auction, b *bidRow) bool {
 	return a.DateTime <= b.DateTime && b.DateTime <= a.Expires
 }
 
-// q9In is an auction or (IsBid) a bid on one, keyed by the auction id.
-type q9In struct {
-	IsBid   bool
-	Auction gen.Auction
-	Bid     bidRow
-}
-
-func q9Input(e *gen.NexmarkEvent) q9In {
-	if e.Kind == gen.BidKind {
-		return q9In{IsBid: true, Bid: toBidRow(&e.Bid)}
-	}
-	return q9In{Auction: e.Auction}
-}
-
-func (v *q9In) id() int64 {
-	if v.IsBid {
-		return v.Bid.Auction
-	}
-	return v.Auction.ID
-}
-
 // q9State is one auction id's: the auction once seen, its best bid so far
 // and the bids that came before it.
 type q9State struct {
@@ -80,49 +61,73 @@ func (s *q9State) offer(b *bidRow) bool {
 	return true
 }
 
-// add adds v to s and reports whether the best bid changed. The first
-// auction of an id counts; a repeated one is ignored.
-func (s *q9State) add(v *q9In) bool {
-	if v.IsBid {
-		if !s.Seen {
-			s.Early = append(s.Early, v.Bid)
-			return false
-		}
-		return s.offer(&v.Bid)
-	}
+// auction makes a the state's auction, unless it has one: then a is a
+// repeat and is ignored. The bids that came before it are offered.
+func (s *q9State) auction(a *gen.Auction) bool {
 	if s.Seen {
 		return false
 	}
-	s.Auction, s.Seen = v.Auction, true
-	changed := false
+	s.Auction, s.Seen = *a, true
 	for i := range s.Early {
-		changed = s.offer(&s.Early[i]) || changed
+		s.offer(&s.Early[i])
 	}
 	s.Early = nil
-	return changed
+	return true
 }
 
-// winners is q9's result as a stream: each auction's best bid so far as
-// it improves, reduced to the last (the best) per auction at the end of
-// the input.
+// bid offers b, or keeps it until the auction comes.
+func (s *q9State) bid(b *bidRow) {
+	if s.Seen {
+		s.offer(b)
+	} else {
+		s.Early = append(s.Early, *b)
+	}
+}
+
+// winners is q9's result: a CoProcess keyed by auction id keeps each
+// auction's best bid and emits it when the watermark passes the auction's
+// expiry (a timer). A bid that comes before its auction waits for it,
+// until the watermark passes the bid's time (another timer): an auction
+// that comes after that is late, and the bid is dropped.
 func winners(ev weir.Stream[gen.NexmarkEvent]) weir.Stream[q9Row] {
-	kept := weir.FilterRef(ev, func(e *gen.NexmarkEvent) bool { return e.Kind != gen.PersonKind }, weir.Name("q9-filter"), weir.Stateless())
-	in := weir.MapRef(kept, q9Input, weir.Name("q9-select"), weir.Stateless())
-	keyed := weir.KeyBy(in, func(v q9In) int64 { return v.id() }, weir.Name("auction"))
-	better := weir.Process(keyed, func(_ int64, s *q9State, v q9In, out []q9Row) []q9Row {
-		if s.add(&v) {
-			out = append(out, q9Row{s.Auction, s.Best})
-		}
-		return out
-	}, weir.Name("q9-best"))
-	final := weir.Reduce(weir.Window(weir.KeyBy(better, func(r q9Row) int64 { return r.A.ID }), weir.Global(),
-		weir.WindowOptions(weir.Name("q9-final"))), func(a, b q9Row) q9Row {
-		if b.B.beats(&a.B) {
-			return b
-		}
-		return a
-	})
-	return weir.MapRef(final, func(r *weir.WindowResult[int64, q9Row]) q9Row { return r.Value }, weir.Name("q9"), weir.Stateless())
+	timed := timedEvents(ev)
+	auctions := weir.MapRef(weir.FilterRef(timed, func(e *gen.NexmarkEvent) bool { return e.Kind == gen.AuctionKind },
+		weir.Name("q9-auctions"), weir.Stateless()), func(e *gen.NexmarkEvent) gen.Auction { return e.Auction },
+		weir.Name("q9-auction"), weir.Stateless())
+	bs := weir.MapRef(bids(timed), func(e *gen.NexmarkEvent) bidRow { return toBidRow(&e.Bid) }, weir.Name("q9-bid"), weir.Stateless())
+	type ctx = weir.ProcessContext[int64, q9State, q9Row]
+	return weir.CoProcess(
+		weir.KeyBy(auctions, func(a gen.Auction) int64 { return a.ID }, weir.Name("auction")),
+		weir.KeyBy(bs, func(b bidRow) int64 { return b.Auction }, weir.Name("auction")),
+		weir.CoProcessFunc[int64, gen.Auction, bidRow, q9State, q9Row]{
+			OnLeft: func(c *ctx, a gen.Auction) {
+				if c.State().auction(&a) {
+					c.RegisterEventTimer(a.Expires)
+				}
+			},
+			OnRight: func(c *ctx, b bidRow) {
+				s := c.State()
+				if !s.Seen {
+					c.RegisterEventTimer(b.DateTime)
+				}
+				s.bid(&b)
+			},
+			OnTimer: func(c *ctx, t weir.Timer) {
+				s := c.State()
+				switch {
+				case s.Seen && t.Time >= s.Auction.Expires:
+					if s.HasBest {
+						c.Emit(q9Row{s.Auction, s.Best})
+					}
+					c.ClearState()
+				case !s.Seen:
+					s.Early = slices.DeleteFunc(s.Early, func(b bidRow) bool { return b.DateTime <= t.Time })
+					if len(s.Early) == 0 {
+						c.ClearState()
+					}
+				}
+			},
+		}, weir.Name("q9-winner"))
 }
 
 // q9Row is an auction with its winning bid.

@@ -107,18 +107,25 @@ func baseWinners(g gen.Nexmark, f func(*q9Row)) (int64, error) {
 		if e.Kind == gen.PersonKind {
 			return
 		}
-		v := q9Input(e)
-		id := v.id()
+		id := e.Auction.ID
+		if e.Kind == gen.BidKind {
+			id = e.Bid.Auction
+		}
 		s := st[id]
 		if s == nil {
-			if v.IsBid && id <= top {
+			if e.Kind == gen.BidKind && id <= top {
 				return
 			}
 			s = &q9State{}
 			st[id] = s
 			top = max(top, id)
 		}
-		s.add(&v)
+		if e.Kind == gen.BidKind {
+			b := toBidRow(&e.Bid)
+			s.bid(&b)
+		} else {
+			s.auction(&e.Auction)
+		}
 	})
 	sweep(math.MaxInt64)
 	return n, err
