@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/window"
 )
@@ -44,7 +45,7 @@ func EventTime[T any](s Stream[T], ts func(T) int64, maxOutOfOrder time.Duration
 		s.job.Fail(fmt.Errorf("weir: EventTime: %w", err))
 	}
 	held := dataflow.NewTimeRange() // narrowed by the windows declared downstream
-	out := recordOp(s, "eventtime", builtinOne, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[T]) dataflow.Pusher[T] {
+	out := recordOp(s, "eventtime", opDecl{state: plan.Stateless, sel: plan.ExactlyOne, takes: takesIdle}, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[T]) dataflow.Pusher[T] {
 		o := newEventTimeOp(tc.Op, ts, delay, *held, out)
 		o.idle = newIdleClock(idle)
 		return o

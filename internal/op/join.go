@@ -31,10 +31,9 @@ func Join[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R], w
 	spec.Lateness = c.lateness
 	n := j.Add(&dataflow.Node{Name: oc.Name, Op: "join(" + spec.String() + ")", Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: l.name, Par: oc.Parallelism, ParSet: oc.ParSet, Ports: singlePort[O]()})
 	n.Inputs = []dataflow.InputEdge{keyedInput(l), keyedInput(r)}
-	j.RefuseIdle(oc, n.Name)
+	refuseOptions(j, n.Name, oc, 0)
 	n.Params = fmt.Sprintf("lateness %dms, key, left, right, result: %s", spec.Lateness, dataflow.TypeList(reflect.TypeFor[K](), reflect.TypeFor[L](), reflect.TypeFor[R](), reflect.TypeFor[O]()))
 	out := Stream[O]{job: j, node: n, timed: l.s.timed && r.s.timed}
-	refuseTTL(j, n.Name, c.opts)
 	switch {
 	case r.s.job != j:
 		j.Fail(fmt.Errorf("weir: %s: streams from different jobs", n.Name))

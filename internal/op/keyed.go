@@ -26,8 +26,7 @@ type KeyedStream[K comparable, T any] struct {
 func KeyBy[T any, K comparable](s Stream[T], key func(T) K, opts ...dataflow.Option) KeyedStream[K, T] {
 	c := dataflow.OpOptions(opts)
 	if s.job != nil {
-		refuseTTL(s.job, "KeyBy", opts)
-		s.job.RefuseIdle(c, "KeyBy")
+		refuseOptions(s.job, "KeyBy", c, 0)
 	}
 	return KeyedStream[K, T]{s: s, key: key, name: keyID[K](c.Name)}
 }

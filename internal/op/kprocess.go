@@ -102,7 +102,7 @@ func (sp *procSpec[K, S, U]) node(j *dataflow.Graph, op, key string, opts []data
 	for _, d := range sides {
 		n.Params += fmt.Sprintf(", side output %q of %v", d.sideName(), d.sideType())
 	}
-	j.RefuseIdle(c, n.Name)
+	refuseOptions(j, n.Name, c, takesTTL)
 	sp.ttl = c.TTL
 	n.Params += checkTTL(j, n.Name, c.TTL, sp.timed)
 	if c.SelSet {

@@ -123,10 +123,23 @@ func checkTTL(j *dataflow.Graph, name string, t dataflow.TTL, timed bool) string
 	return fmt.Sprintf(", state TTL %dms in %s", t.After.Milliseconds(), t.Domain)
 }
 
-// refuseTTL fails a StateTTL given to an operator that keeps no state a
-// time-to-live could bound.
-func refuseTTL(j *dataflow.Graph, name string, opts []dataflow.Option) {
-	if dataflow.OpOptions(opts).TTL.Set() {
+// takes says which of the options that only some operators honour
+// (StateTTL, IdleAfter) an operator takes.
+type takes uint8
+
+const (
+	takesTTL takes = 1 << iota
+	takesIdle
+)
+
+// refuseOptions fails, naming the operator, the options of c that it
+// does not take: StateTTL where no per-key state can expire, IdleAfter
+// anywhere but EventTime.
+func refuseOptions(j *dataflow.Graph, name string, c dataflow.OpConfig, t takes) {
+	if t&takesTTL == 0 && c.TTL.Set() {
 		j.Fail(fmt.Errorf("weir: %s: StateTTL does not apply to this operator: only KeyedProcess, CoProcess, Process and the unwindowed joins keep per-key state that can expire", name))
+	}
+	if t&takesIdle == 0 {
+		j.RefuseIdle(c, name)
 	}
 }

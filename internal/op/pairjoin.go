@@ -95,7 +95,7 @@ func pairJoin[K comparable, L, R, O any](l KeyedStream[K, L], r KeyedStream[K, R
 	c := dataflow.OpOptions(opts)
 	n := j.Add(&dataflow.Node{Name: c.Name, Op: op, Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber, Key: l.name,
 		Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[O]()})
-	j.RefuseIdle(c, n.Name)
+	refuseOptions(j, n.Name, c, takesTTL)
 	n.Inputs = []dataflow.InputEdge{keyedInput(l), keyedInput(r)}
 	timed := l.s.timed && r.s.timed
 	out := Stream[O]{job: j, node: n, timed: timed}

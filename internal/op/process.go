@@ -19,7 +19,7 @@ import (
 // StateTTL says: every record touches its key's state.
 func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state *S, v T, out []U) []U, opts ...dataflow.Option) Stream[U] {
 	c := dataflow.OpOptions(opts)
-	d := opDecl{state: plan.Keyed, sel: plan.AnyNumber, key: &dataflow.KeySpec{Name: k.name, In: reflect.TypeFor[T]()}, ttl: true}
+	d := opDecl{state: plan.Keyed, sel: plan.AnyNumber, key: &dataflow.KeySpec{Name: k.name, In: reflect.TypeFor[T]()}, takes: takesTTL}
 	if c.SelSet {
 		d.sel = c.Sel
 	}

@@ -97,7 +97,7 @@ func rank[K comparable, R any](s Stream[WindowResult[K, R]], op string, less fun
 	c := dataflow.OpOptions(opts)
 	n := j.Add(&dataflow.Node{Name: c.Name, Op: op, Kind: plan.Inboxed, State: plan.Keyed, Sel: plan.AnyNumber,
 		Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[WindowResult[K, R]]()})
-	j.RefuseIdle(c, n.Name)
+	refuseOptions(j, n.Name, c, takesTTL)
 	n.Params = fmt.Sprintf("keep %v, key, result: %s", c.TTL.After, dataflow.TypeList(reflect.TypeFor[K](), reflect.TypeFor[R]()))
 	byWindow := KeyedStream[span, WindowResult[K, R]]{s: s, key: func(r WindowResult[K, R]) span { return span{r.Start, r.End} }}
 	n.Inputs = []dataflow.InputEdge{keyedInput(byWindow)}

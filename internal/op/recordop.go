@@ -21,8 +21,9 @@ type opDecl struct {
 	user bool
 	// key partitions a built-in keyed operator's input (Process).
 	key *dataflow.KeySpec
-	// ttl: the operator honours StateTTL (Process); others refuse it.
-	ttl bool
+	// takes: the options only some operators honour that this one does
+	// (StateTTL for Process, IdleAfter for EventTime); it refuses others.
+	takes takes
 }
 
 var (
@@ -48,13 +49,8 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []dataflow.Option
 	}
 	n := j.Add(&dataflow.Node{Name: c.Name, Op: op, Kind: plan.Op, State: st, Sel: sel, Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[U]()})
 	n.Params = dataflow.TypeList(reflect.TypeFor[T]()) + " to " + dataflow.TypeList(reflect.TypeFor[U]())
-	if op != "eventtime" {
-		j.RefuseIdle(c, n.Name)
-	}
+	refuseOptions(j, n.Name, c, d.takes)
 	n.UserState = d.user && st != plan.Stateless
-	if !d.ttl {
-		refuseTTL(j, n.Name, opts)
-	}
 	n.Inputs = []dataflow.InputEdge{plainInput(s, j.Cfg.BatchSize)}
 	if key != nil {
 		if want := reflect.TypeFor[T](); key.In != want {

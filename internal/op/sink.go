@@ -16,9 +16,8 @@ func Sink[T any](s Stream[T], sink dataflow.Output[T], opts ...dataflow.Option) 
 	j := s.job
 	c := dataflow.OpOptions(opts)
 	n := j.Add(&dataflow.Node{Name: c.Name, Op: "sink", Kind: plan.Sink, Par: c.Parallelism, ParSet: c.ParSet})
-	j.RefuseIdle(c, n.Name)
+	refuseOptions(j, n.Name, c, 0)
 	n.Inputs = []dataflow.InputEdge{plainInput(s, j.Cfg.BatchSize)}
-	refuseTTL(j, n.Name, opts)
 	save := func(tc dataflow.TaskCtx) error {
 		if tc.Snaps == nil {
 			return nil

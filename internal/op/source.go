@@ -19,9 +19,8 @@ func SourceOf[T any](j *dataflow.Graph, name string, src dataflow.Input[T], opts
 		name = c.Name
 	}
 	n := j.Add(&dataflow.Node{Name: name, Op: "source", Kind: plan.Source, Par: c.Parallelism, ParSet: c.ParSet, Ports: singlePort[T]()})
-	j.RefuseIdle(c, n.Name)
+	refuseOptions(j, n.Name, c, 0)
 	n.Params, n.Source = "of "+dataflow.TypeList(reflect.TypeFor[T]()), dataflow.Identify(src)
-	refuseTTL(j, n.Name, opts)
 	if c, ok := src.(dataflow.Counted); ok {
 		j.Counted = append(j.Counted, c)
 	}

@@ -37,8 +37,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		func(outs []any) any { return dataflow.Combine[T](outs) },
 	}
 	result := Stream[WindowResult[K, R]]{job: j, node: n, timed: ws.k.s.timed}
-	refuseTTL(j, n.Name, ws.cfg.opts)
-	j.RefuseIdle(c, n.Name)
+	refuseOptions(j, n.Name, c, 0)
 	strat, err := j.Strategy(agg.Merge != nil && ws.spec.Kind != window.Session)
 	if err != nil {
 		j.Fail(err)
