@@ -5,6 +5,7 @@ import (
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/engine"
+	"github.com/weirstream/weir/internal/metrics"
 )
 
 // Job is a dataflow program: build it with Source and the transformation
@@ -50,6 +51,20 @@ func (j *Job) Process() int { return j.e.Process() }
 
 // Metrics summarises a finished (or running) job.
 type Metrics = engine.Metrics
+
+// Stats returns the whole job as this process sees it: per operator
+// instance figures of every process, from the summaries the processes
+// exchange at epoch ends. It may be called while the job runs.
+func (j *Job) Stats() JobStats { return j.e.Stats() }
+
+// JobStats is a running job's figures: one ProcessStats per process.
+type JobStats = metrics.JobStats
+
+// ProcessStats is one process's figures.
+type ProcessStats = metrics.ProcessStats
+
+// InstanceStats is one operator instance's figures.
+type InstanceStats = metrics.InstanceStats
 
 // ErrStopped is what Run returns after a clean stop (Stop, StopOn). With
 // checkpoints, the job stopped right after a checkpoint that every

@@ -1,0 +1,117 @@
+package metrics
+
+import "time"
+
+// InstanceStats is one operator instance's figures, cumulative since the
+// job started. An instance is a task instance: a chain of fused
+// operators, named by Operator (the names of its operators joined by
+// "→"), running on one goroutine.
+type InstanceStats struct {
+	Operator string `json:"operator"`
+	Instance int    `json:"instance"`
+	Process  int    `json:"process"`
+	// Source is set on a source instance, which has no input queue.
+	Source bool `json:"source,omitempty"`
+	// RecordsIn are the records the instance took in (read, for a
+	// source); RecordsOut those it sent on (or wrote, for a chain that
+	// ends in sinks). BytesIn and BytesOut count encoded bytes, which
+	// exist only where records cross a process boundary.
+	RecordsIn  int64 `json:"records_in"`
+	RecordsOut int64 `json:"records_out"`
+	BytesIn    int64 `json:"bytes_in"`
+	BytesOut   int64 `json:"bytes_out"`
+	// Useful, Idle and Backpressure split the instance's time (DS2).
+	Useful       time.Duration `json:"useful_ns"`
+	Idle         time.Duration `json:"idle_ns"`
+	Backpressure time.Duration `json:"backpressure_ns"`
+	// Queue is the number of messages waiting in the instance's inbox.
+	Queue int `json:"queue"`
+	// Epoch is the last epoch the instance completed; Watermark the
+	// watermark it completed it with (progress.NoWatermark without event
+	// time).
+	Epoch     uint64 `json:"epoch"`
+	Watermark int64  `json:"watermark"`
+	// KeyGroups, for an instance of a keyed operator, counts the records
+	// it received per key group, from key group KeyGroupLo on.
+	KeyGroupLo int     `json:"key_group_lo,omitempty"`
+	KeyGroups  []int64 `json:"key_groups,omitempty"`
+}
+
+// PeerStats is what this process sent to and received from one peer.
+type PeerStats struct {
+	Peer       int           `json:"peer"`
+	BytesOut   int64         `json:"bytes_out"`
+	FramesOut  int64         `json:"frames_out"`
+	BytesIn    int64         `json:"bytes_in"`
+	FramesIn   int64         `json:"frames_in"`
+	CreditWait time.Duration `json:"credit_wait_ns"`
+}
+
+// CheckpointStats is one checkpoint as this process took it.
+type CheckpointStats struct {
+	ID    uint64 `json:"id"`
+	Epoch uint64 `json:"epoch"`
+	// Start is when the process began its part (Unix nanoseconds);
+	// Duration runs from there to its part written; Alignment is how long
+	// the checkpoint epoch took to end at every instance of the process
+	// after the first one ended it; Bytes is the part's size.
+	Start     int64         `json:"start"`
+	Duration  time.Duration `json:"duration_ns"`
+	Alignment time.Duration `json:"alignment_ns"`
+	Bytes     int64         `json:"bytes"`
+	Complete  bool          `json:"complete"`
+}
+
+// LatencyStats summarises the epoch latencies (source cut to the end of
+// the epoch at the last terminal instance) of one process.
+type LatencyStats struct {
+	Count int64         `json:"count"`
+	P50   time.Duration `json:"p50_ns"`
+	P90   time.Duration `json:"p90_ns"`
+	P99   time.Duration `json:"p99_ns"`
+	P999  time.Duration `json:"p999_ns"`
+	Max   time.Duration `json:"max_ns"`
+	Sum   time.Duration `json:"sum_ns"`
+}
+
+// ProcessStats is one process's summary: what it sends its peers.
+type ProcessStats struct {
+	Process int `json:"process"`
+	// Time is when the summary was taken (Unix nanoseconds).
+	Time int64 `json:"time"`
+	// Epoch is the newest epoch completed at every terminal instance of
+	// the process, Watermark its watermark.
+	Epoch       uint64            `json:"epoch"`
+	Watermark   int64             `json:"watermark"`
+	Records     int64             `json:"records"`
+	Instances   []InstanceStats   `json:"instances"`
+	Peers       []PeerStats       `json:"peers,omitempty"`
+	Checkpoints []CheckpointStats `json:"checkpoints,omitempty"`
+	Latency     LatencyStats      `json:"latency"`
+	// Final is set on the last summary of a process whose part has ended.
+	Final bool `json:"final,omitempty"`
+}
+
+// JobStats is the whole job as one process sees it: its own summary and
+// the newest its peers sent.
+type JobStats struct {
+	Job  string `json:"job"`
+	Self int    `json:"self"`
+	// Processes holds one summary per process, in process order; a
+	// process not heard from yet has Time 0.
+	Processes []ProcessStats `json:"processes"`
+	// Critical is the newest critical-participation breakdown, when
+	// tracing is on (see internal/trace).
+	Critical []Participation `json:"critical,omitempty"`
+}
+
+// Participation is one row of a critical-participation summary: the share
+// of all critical paths through a window of the trace that an activity
+// type, operator, worker or worker pair takes (the shares of one Group sum
+// to 1 in each window), next to its share of busy time.
+type Participation struct {
+	Group string  `json:"group"` // "type", "operator", "worker" or "pair"
+	Name  string  `json:"name"`
+	CP    float64 `json:"cp"`
+	Busy  float64 `json:"busy"`
+}
