@@ -14,6 +14,7 @@ import (
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/summary"
+	"github.com/weirstream/weir/internal/trace"
 	"github.com/weirstream/weir/internal/transport"
 )
 
@@ -37,11 +38,13 @@ type Job struct {
 	stop      stopper
 	closeNet  func()
 	stoppedAt uint64
+	// tracer records the workers' activities while tracing is on.
+	tracer *trace.Tracer
 }
 
 // NewJob returns an empty job.
 func NewJob(name string, opts ...dataflow.JobOption) *Job {
-	j := &Job{Graph: &dataflow.Graph{Name: name, Cfg: dataflow.DefaultJobConfig()}}
+	j := &Job{Graph: &dataflow.Graph{Name: name, Cfg: dataflow.DefaultJobConfig()}, tracer: trace.NewTracer()}
 	for _, o := range opts {
 		o(&j.Cfg)
 	}
