@@ -86,7 +86,7 @@ reports the ratio. Every run's output is checked against the loop's.`,
 				src := weir.Source(job, "events", weir.SliceSource[gen.YSBEvent]{Records: evs})
 				weir.Sink(ysb.Query(src, camp, 5*time.Second), col, weir.Name("collect"))
 				t0 := time.Now()
-				if err := job.Run(cmd.Context()); err != nil {
+				if err := run.observe.run(cmd.Context(), job); err != nil {
 					return err
 				}
 				took := time.Since(t0)

@@ -65,7 +65,7 @@ means one core. It reports the median records/s of each, the speedup of
 					weir.Sink(fission.Query(weir.Source(job, "records", weir.SliceSource[fission.Record]{Records: recs}), cfg), sum, weir.Name("checksum"))
 					runtime.GC()
 					t0 := time.Now()
-					if err := job.Run(cmd.Context()); err != nil {
+					if err := jf.observe.run(cmd.Context(), job); err != nil {
 						return err
 					}
 					secs[c.name] = append(secs[c.name], time.Since(t0).Seconds())

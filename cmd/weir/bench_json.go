@@ -103,7 +103,7 @@ worker relative to the baseline.`,
 				runtime.GC()
 				t0 = time.Now()
 				run, err := ysb.RunFile(cmd.Context(), ysb.FileConfig{Events: []string{path}, Campaigns: camp,
-					Workers: jf.workers, MaxDelay: 5 * time.Second, Options: jf.options()})
+					Workers: jf.workers, MaxDelay: 5 * time.Second, Options: jf.options(), Observe: jf.observe.start})
 				if err != nil {
 					return err
 				}

@@ -248,7 +248,7 @@ func (b *nexmarkBench) engineRun(ctx context.Context, q string, r int, g gen.Nex
 	procs := max(1, jf.cluster.resolved.Processes())
 	bar.begin(q, b.events/int64(procs))
 	t0 := time.Now()
-	err := job.Run(ctx)
+	err := jf.observe.run(ctx, job)
 	took := time.Since(t0)
 	bar.end()
 	m := job.Metrics()

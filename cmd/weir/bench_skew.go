@@ -57,6 +57,9 @@ An epoch takes its slowest map task plus its slowest reducer.`,
 				return err
 			}
 			if f.simulate {
+				if err := f.jf.observe.refuse("--simulate runs none"); err != nil {
+					return err
+				}
 				return f.runSimulation()
 			}
 			return f.runBench(cmd)
@@ -153,7 +156,7 @@ func (f *skewFlags) runBench(cmd *cobra.Command) error {
 			}
 			weir.Sink(skew.Query(src, 0), col, weir.Name("collect"))
 			t0 := time.Now()
-			if err := job.Run(cmd.Context()); err != nil {
+			if err := f.jf.observe.run(cmd.Context(), job); err != nil {
 				return fmt.Errorf("%s: %w", s, err)
 			}
 			secs := time.Since(t0).Seconds()

@@ -51,6 +51,9 @@ func (f *jobFlags) check() error {
 	if f.state == "pebble" && f.stateDir == "" {
 		return fmt.Errorf(`--state-dir "": --state pebble needs a directory`)
 	}
+	if err := f.observe.check(); err != nil {
+		return err
+	}
 	return f.checkCheckpoints()
 }
 

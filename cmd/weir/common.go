@@ -24,6 +24,7 @@ type jobFlags struct {
 	partitioning partitioning
 	ordered      bool
 	cluster      clusterFlags
+	observe      observeFlags
 	fs           *pflag.FlagSet
 	ckptDir      string
 	ckptEvery    int
@@ -40,6 +41,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	registered = append(registered, f)
 	f.cluster.register(fs)
+	f.observe.register(fs)
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "parallelism of every operator")
 	fs.DurationVar(&f.interval, "interval", time.Second, "epoch (batch) interval")
 	fs.IntVar(&f.epochRecords, "epoch-records", 0, "cut epochs every N records per source instance instead of by time")

@@ -36,6 +36,9 @@ operator's declared state and selectivity, and the exchange on each edge
 			if format != "text" && format != "dot" {
 				return fmt.Errorf("--format %q: want text or dot", format)
 			}
+			if err := jf.observe.refuse("explain runs none"); err != nil {
+				return err
+			}
 			job := weir.NewJob(args[0], jf.options()...)
 			switch args[0] {
 			case "ysb":

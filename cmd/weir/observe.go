@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"os"
 	"strconv"
+	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/prom"
 )
 
 // observeFlags are the flags that watch a running job from outside:
@@ -34,6 +39,27 @@ func (f *observeFlags) check() error {
 		}
 	}
 	return nil
+}
+
+// refuse refuses the flags in a command that runs no job (what says
+// what it does instead).
+func (f *observeFlags) refuse(what string) error {
+	for _, a := range []struct{ flag, addr string }{{"--metrics", f.metrics}, {"--ui", f.ui}} {
+		if a.addr != "" {
+			return fmt.Errorf("%s %s: watches a running job, and %s", a.flag, a.addr, what)
+		}
+	}
+	return nil
+}
+
+// run runs job, serving what the flags ask for while it runs.
+func (f *observeFlags) run(ctx context.Context, job *weir.Job) error {
+	stop, err := f.start(job)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return job.Run(ctx)
 }
 
 // start starts the servers the flags ask for, for job, which must be
@@ -90,8 +116,24 @@ func offsetAddr(addr string, i int) (string, error) {
 
 var errNotBuilt = errors.New("not built yet")
 
-// serveMetrics serves Prometheus's /metrics for job on addr.
-func serveMetrics(addr string, job *weir.Job) (func(), error) { return nil, errNotBuilt }
+// serveMetrics serves Prometheus's /metrics and /metrics.json for job on
+// addr (package prom).
+func serveMetrics(addr string, job *weir.Job) (func(), error) {
+	return serveHTTP("--metrics", addr, "/metrics", prom.Handler(job))
+}
+
+// serveHTTP serves h on addr until the returned func is called, and says
+// on stderr where (the port chosen, for port 0).
+func serveHTTP(flag, addr, path string, h http.Handler) (func(), error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(l)
+	fmt.Fprintf(os.Stderr, "weir: %s serving http://%s%s\n", flag, l.Addr(), path)
+	return func() { srv.Close() }, nil
+}
 
 // serveUI serves the dashboard of job on addr.
 func serveUI(addr string, job *weir.Job) (func(), error) { return nil, errNotBuilt }

@@ -213,7 +213,7 @@ func (r nexmarkRun) run(ctx context.Context, in weir.Input[gen.NexmarkEvent]) er
 	}
 	start := time.Now()
 	prog.start(start)
-	err = job.Run(ctx)
+	err = jf.observe.run(ctx, job)
 	prog.stop()
 	m := job.Metrics()
 	if err != nil {

@@ -91,7 +91,7 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 	lines := weir.Source(job, "lines", in)
 	weir.Sink(wordcount.Query(lines), col, weir.Name("collect"))
 	start := time.Now()
-	if err := job.Run(ctx); err != nil {
+	if err := jf.observe.run(ctx, job); err != nil {
 		return stoppedRun(err, "wordcount", job.Metrics(), jf, out)
 	}
 	if !jf.cluster.leader() {

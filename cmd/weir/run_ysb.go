@@ -102,7 +102,7 @@ func runYSBFile(ctx context.Context, jf jobFlags, events, campaigns, out, deadLe
 	if err != nil {
 		return err
 	}
-	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Rate: rate, Options: jf.options()}
+	cfg := ysb.FileConfig{Events: []string{events}, Campaigns: camp, Workers: jf.workers, MaxDelay: maxDelay, Rate: rate, Options: jf.options(), Observe: jf.observe.start}
 	var dl *file.DeadLetter
 	if deadLetter != "" {
 		// A fresh start empties the dead-letter file: ps.check made sure
@@ -177,7 +177,7 @@ func runYSBGen(ctx context.Context, jf jobFlags, events int64, duration time.Dur
 	weir.Sink(ysb.Query(weir.Source(job, "ysb-generator", g), camp, maxDelay), col, weir.Name("collect"))
 	start := time.Now()
 	prog.start(start)
-	err := job.Run(ctx)
+	err := jf.observe.run(ctx, job)
 	prog.stop()
 	if err != nil {
 		what := out

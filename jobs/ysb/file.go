@@ -77,6 +77,9 @@ type FileConfig struct {
 	// wall time (weir.Paced).
 	Rate    float64
 	Options []weir.JobOption
+	// Observe, if set, is called with the built job before it runs (to
+	// serve its metrics, say); the func it returns is called after.
+	Observe func(*weir.Job) (stop func(), err error)
 }
 
 // FileRun is what the file job produced.
@@ -150,6 +153,13 @@ func RunFile(ctx context.Context, cfg FileConfig) (FileRun, error) {
 		return FileRun{}, errors.New("ysb: no campaign map")
 	}
 	job, col := BuildFile(cfg)
+	if cfg.Observe != nil {
+		stop, err := cfg.Observe(job)
+		if err != nil {
+			return FileRun{}, err
+		}
+		defer stop()
+	}
 	err := job.Run(ctx)
 	run := FileRun{Results: col.Sorted(), Metrics: job.Metrics()}
 	run.DeadLetters = run.Metrics.Counters["dead_letters"]
