@@ -169,7 +169,7 @@ var ckptFigures = []figure[ckpt]{
 }
 
 var (
-	latencyDesc = desc("epoch_latency_seconds", "Epoch latency of the process: from the source cut to the epoch's end at the last terminal instance.", procLabels)
+	latencyDesc  = desc("epoch_latency_seconds", "Epoch latency of the process: from the source cut to the epoch's end at the last terminal instance.", procLabels)
 	keyGroupDesc = desc("key_group_records_total", "Records the keyed operator instance received per key group.", kgLabels)
 	cpDesc       = desc("critical_participation_ratio", "Share of all critical paths through the newest trace window that the activity takes (sums to 1 per group).", cpLabels)
 	busyDesc     = desc("busy_ratio", "Share of busy time that the activity takes in the newest trace window.", cpLabels)
