@@ -9,7 +9,8 @@ import (
 // A program that uses the in-memory API (the README's tour: weir and its
 // connectors) links no Pebble, which only package pebblestate imports, and
 // no gonum, which only the benchmark report (internal/report, cmd/weir)
-// imports.
+// imports, and no Prometheus client, which only package prom (and
+// cmd/weir, through it) imports.
 func TestInMemoryAPILinksNoPebble(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -27,6 +28,10 @@ func TestInMemoryAPILinksNoPebble(t *testing.T) {
 	out, err = exec.Command(goTool, "list", "-deps", "./pebblestate").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "github.com/cockroachdb/pebble/v2\n") {
 		t.Errorf("package pebblestate does not list Pebble among its dependencies (%v): the check above proves nothing", err)
+	}
+	out, err = exec.Command(goTool, "list", "-deps", "./prom").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "github.com/prometheus/client_golang/prometheus\n") {
+		t.Errorf("package prom does not list client_golang among its dependencies (%v): the check above proves nothing", err)
 	}
 	out, err = exec.Command(goTool, "list", "-deps", "./internal/report").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "gonum.org/v1/plot\n") {
