@@ -10,7 +10,7 @@ import (
 	"github.com/weirstream/weir/prom"
 )
 
-// A job's figures scraped once it has run: the records counter is the
+// A job's figures scraped as it runs and once it has run: the records counter is the
 // size of its input, and the epochs and the latency summary's count are
 // the epochs the job reports.
 func TestFiguresOfARunJob(t *testing.T) {
@@ -27,8 +27,22 @@ func TestFiguresOfARunJob(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := job.Run(ctx); err != nil {
-		t.Fatal(err)
+	// Scraped while it runs too (under -race, a check that Stats may be
+	// read from another goroutine).
+	done := make(chan error, 1)
+	go func() { done <- job.Run(ctx) }()
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		default:
+			if code, body := scrape(t, h, "/metrics"); code != 200 {
+				t.Fatalf("while running: status %d: %s", code, body)
+			}
+		}
 	}
 	if len(out.Records()) != len(in) {
 		t.Fatalf("the job wrote %d records of %d", len(out.Records()), len(in))
