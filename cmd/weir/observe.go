@@ -94,4 +94,3 @@ var errNotBuilt = errors.New("not built yet")
 func serveMetrics(addr string, job *weir.Job) (func(), error) { return nil, errNotBuilt }
 
 // serveUI serves the dashboard of job on addr.
-func serveUI(addr string, job *weir.Job) (func(), error) { return nil, errNotBuilt }
