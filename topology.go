@@ -16,3 +16,6 @@ type TopologyTask = engine.TopologyTask
 
 // TopologyEdge is an exchange between two tasks of a Topology.
 type TopologyEdge = engine.TopologyEdge
+
+// TopologyOperator is one operator of a TopologyTask.
+type TopologyOperator = engine.TopologyOperator

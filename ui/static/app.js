@@ -50,7 +50,7 @@ function derive(st) {
       if (!o) continue;
       const du = s.useful_ns - o.useful_ns, di = s.idle_ns - o.idle_ns, db = s.backpressure_ns - o.backpressure_ns;
       const tot = du + di + db;
-      const kg = (s.key_groups || []).map((v, i) => v - ((o.key_groups || [])[i] || 0));
+      const kg = (s.key_groups || []).map((v, i) => (v - ((o.key_groups || [])[i] || 0)) / dt);
       S.inst[key(s)] = { du: du, db: db, tot: tot, busy: tot > 0 ? du / tot : null, bp: tot > 0 ? db / tot : null, rate: (s.records_in - o.records_in) / dt, kg: kg };
     }
   }

@@ -2,7 +2,7 @@
 // share, with a bar for the backpressured share, and the exchanges.
 "use strict";
 
-const BOX_W = 250, BOX_H = 70, COL_W = 370, ROW_H = 92, PAD = 14;
+const BOX_W = 250, BOX_H = 74, COL_W = 370, ROW_H = 92, PAD = 14;
 
 // busyColor goes from light blue (idle) through amber to red (busy).
 function busyColor(b) {
@@ -71,7 +71,7 @@ function drawNode(svg, t, p, f) {
   }, svg);
   el("title", {}, g).textContent = t.operators.map((o) => o.name + " (" + o.op + ")").join(" → ");
   el("rect", { class: "box", width: BOX_W, height: BOX_H, rx: 6, fill: busyColor(f.busy) }, g);
-  if (f.bp > 0) el("rect", { x: 0, y: BOX_H - 6, width: BOX_W * Math.min(1, f.bp), height: 6, rx: 2, fill: "#4b2e83" }, g);
+  if (f.bp > 0) el("rect", { class: "bp", x: 1, y: BOX_H - 5, width: (BOX_W - 2) * Math.min(1, f.bp), height: 4, rx: 1, fill: "#4b2e83" }, g);
   text(g, 10, 18, shorten(t.name, 36), { class: "name" });
   text(g, 10, 34, "×" + t.parallelism + " · " + t.kind + (t.keyed ? " · keyed" : ""));
   const busy = f.busy == null ? "busy –" : "busy " + fmtPct(f.busy) + " · bp " + fmtPct(f.bp);

@@ -22,17 +22,17 @@ function drawHeatmap(svg, rows, groups) {
   const cw = (W - L - R) / groups, ch = Math.max(6, Math.min(18, 240 / rows.length));
   const H = T + rows.length * ch + 4;
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  const max = Math.max(1, ...rows.flatMap((r) => r.loads));
+  const max = Math.max(0, ...rows.flatMap((r) => r.loads)) || 1;
   for (let k = 0; k < groups; k += Math.max(1, Math.ceil(groups / 16))) {
     text(svg, L + k * cw, 11, String(k), { class: "tick" });
   }
   rows.forEach((r, i) => {
-    const g = el("g", { class: "heat-row", "data-instance": r.label, "data-total": r.loads.reduce((a, b) => a + b, 0) }, svg);
+    const g = el("g", { class: "heat-row", "data-instance": r.label, "data-total": r.loads.reduce((a, b) => a + b, 0).toFixed(1) }, svg);
     const y = T + i * ch;
     if (ch >= 9) text(g, L - 6, y + ch - 2, r.label, { class: "tick", "text-anchor": "end" });
     r.loads.forEach((v, j) => {
       const c = el("rect", { x: L + (r.lo + j) * cw, y: y, width: Math.max(1, cw - 0.5), height: ch - 1, fill: heatColor(v / max) }, g);
-      el("title", {}, c).textContent = `${r.label}, key group ${r.lo + j}: ${v}`;
+      el("title", {}, c).textContent = `${r.label}, key group ${r.lo + j}: ${fmtNum(v)} records/s`;
     });
   });
 }
@@ -79,7 +79,7 @@ function drawCheckpoints(svg, table, procs) {
 // share, the top rows of each group.
 function drawCP(svg, rows) {
   clear(svg);
-  const W = 560, L = 150, RH = 16;
+  const W = 700, L = 150, RH = 16;
   if (!rows || rows.length == 0) {
     svg.setAttribute("viewBox", `0 0 ${W} 40`);
     text(svg, W / 2, 24, "no critical-participation figures (tracing is off)", { class: "empty", "text-anchor": "middle" });
