@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/prom"
+	"github.com/weirstream/weir/ui"
 )
 
 // observeFlags are the flags that watch a running job from outside:
@@ -114,26 +115,41 @@ func offsetAddr(addr string, i int) (string, error) {
 	return net.JoinHostPort(host, strconv.Itoa(p+i)), nil
 }
 
-var errNotBuilt = errors.New("not built yet")
-
 // serveMetrics serves Prometheus's /metrics and /metrics.json for job on
 // addr (package prom).
 func serveMetrics(addr string, job *weir.Job) (func(), error) {
 	return serveHTTP("--metrics", addr, "/metrics", prom.Handler(job))
 }
 
+// serveUI serves the dashboard of job on addr (package ui).
+func serveUI(addr string, job *weir.Job) (func(), error) {
+	return serveHTTP("--ui", addr, "/", ui.Handler(job))
+}
+
 // serveHTTP serves h on addr until the returned func is called, and says
-// on stderr where (the port chosen, for port 0).
-func serveHTTP(flag, addr, path string, h http.Handler) (func(), error) {
+// on stderr where (the port chosen, for port 0). The listener is open when
+// it returns, so a port taken is an error at start; stop lets requests in
+// flight finish (for up to 2 s).
+func serveHTTP(flag, addr, path string, h http.Handler) (stop func(), err error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, addr, err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(l)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(os.Stderr, "weir: %s: %v\n", flag, err)
+		}
+	}()
 	fmt.Fprintf(os.Stderr, "weir: %s serving http://%s%s\n", flag, l.Addr(), path)
-	return func() { srv.Close() }, nil
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+		<-done
+	}, nil
 }
-
-// serveUI serves the dashboard of job on addr.
-func serveUI(addr string, job *weir.Job) (func(), error) { return nil, errNotBuilt }
