@@ -66,7 +66,7 @@ func ReadFile(path string) (*Trace, error) {
 func Decode(r io.Reader) (*Trace, error) {
 	d := &decoder{r: bufio.NewReaderSize(r, 64<<10), t: &Trace{}}
 	err := d.run()
-	if err != nil && err != io.EOF {
+	if err != errDone {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = ErrTruncated
 		}
@@ -131,7 +131,10 @@ func (d *decoder) header() error {
 	return err
 }
 
-// run decodes the whole file; io.EOF means it ended well.
+// errDone is run's return when the file ended well.
+var errDone = errors.New("done")
+
+// run decodes the whole file.
 func (d *decoder) run() error {
 	if err := d.header(); err != nil {
 		return err
@@ -168,7 +171,7 @@ func (d *decoder) end() error {
 	if _, err := d.r.ReadByte(); err != io.EOF {
 		return errors.New("data after the end mark")
 	}
-	return io.EOF
+	return errDone
 }
 
 func (d *decoder) block() error {

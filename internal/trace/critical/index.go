@@ -65,47 +65,16 @@ func NewIndex(t *trace.Trace) *Index {
 // end.
 func (x *Index) Span() (lo, hi int64) { return x.lo, x.hi }
 
-// match pairs each Send with the Recv of equal (Channel, Seq). Should
-// several share one, the k-th send in time goes with the k-th receive.
+// match finds the message edges.
 func (x *Index) match() {
-	type key struct{ ch, seq uint64 }
-	type ends struct{ send, recv []int32 }
-	byKey := map[key]*ends{}
-	for i, e := range x.ev {
-		if e.Kind != trace.Send && e.Kind != trace.Recv {
-			continue
-		}
-		k := key{e.Channel, e.Seq}
-		en := byKey[k]
-		if en == nil {
-			en = &ends{}
-			byKey[k] = en
-		}
-		if e.Kind == trace.Send {
-			en.send = append(en.send, int32(i))
-		} else {
-			en.recv = append(en.recv, int32(i))
-		}
-	}
+	ms, dropped := trace.Match(x.ev)
+	x.Dropped = dropped
 	x.msgOf = make([]int32, len(x.ev))
-	for _, en := range byKey {
-		if len(en.send) > 1 || len(en.recv) > 1 {
-			slices.SortFunc(en.send, func(a, b int32) int { return cmp.Compare(x.ev[a].End, x.ev[b].End) })
-			slices.SortFunc(en.recv, func(a, b int32) int { return cmp.Compare(x.ev[a].Start, x.ev[b].Start) })
-		}
-		for k := range min(len(en.send), len(en.recv)) {
-			m := message{send: en.send[k], recv: en.recv[k], t1: x.ev[en.send[k]].End, t2: x.ev[en.recv[k]].Start}
-			if m.t2 < m.t1 || x.ev[m.send].Worker == x.ev[m.recv].Worker && m.recv < m.send {
-				x.Dropped++
-				continue
-			}
-			x.msgs = append(x.msgs, m)
-		}
-	}
-	slices.SortFunc(x.msgs, func(a, b message) int { return cmp.Or(cmp.Compare(a.t1, b.t1), cmp.Compare(a.send, b.send)) })
-	for i, m := range x.msgs {
-		x.msgOf[m.send], x.msgOf[m.recv] = int32(i+1), int32(i+1)
-		x.maxLen = max(x.maxLen, m.t2-m.t1)
+	x.msgs = make([]message, len(ms))
+	for i, m := range ms {
+		x.msgs[i] = message{send: int32(m.Send), recv: int32(m.Recv), t1: x.ev[m.Send].End, t2: x.ev[m.Recv].Start}
+		x.msgOf[m.Send], x.msgOf[m.Recv] = int32(i+1), int32(i+1)
+		x.maxLen = max(x.maxLen, x.msgs[i].t2-x.msgs[i].t1)
 	}
 }
 
