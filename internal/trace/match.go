@@ -47,6 +47,8 @@ func Match(ev []Event) (msgs []Message, dropped int) {
 			msgs = append(msgs, Message{s, r})
 		}
 	}
-	slices.SortFunc(msgs, func(a, b Message) int { return cmp.Or(cmp.Compare(ev[a.Send].End, ev[b.Send].End), cmp.Compare(a.Send, b.Send)) })
+	slices.SortFunc(msgs, func(a, b Message) int {
+		return cmp.Or(cmp.Compare(ev[a.Send].End, ev[b.Send].End), cmp.Compare(a.Send, b.Send))
+	})
 	return msgs, dropped
 }
