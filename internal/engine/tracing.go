@@ -30,7 +30,7 @@ type tracing struct {
 	lag      time.Duration
 	file     *os.File
 	w        *trace.Writer
-	whole    bool // tracing the whole run, into the file
+	whole    bool          // tracing the whole run, into the file
 	recent   []trace.Event // events of windows not analysed yet
 	next     int64         // the start of the next window to analyse; 0: none yet
 	mu       sync.Mutex

@@ -188,8 +188,7 @@ func TableTop(rows []metrics.Participation, top int) string {
 		if n++; top > 0 && n > top {
 			continue
 		}
-		pad := width - len([]rune(r.Name)) + len(r.Name)
-		fmt.Fprintf(&b, "  %-*s  %5.1f%%  %5.1f%%\n", pad, r.Name, 100*r.CP, 100*r.Busy)
+		fmt.Fprintf(&b, "  %-*s  %5.1f%%  %5.1f%%\n", width, r.Name, 100*r.CP, 100*r.Busy) // fmt pads by runes
 	}
 	return strings.TrimPrefix(b.String(), "\n")
 }
