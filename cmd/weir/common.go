@@ -33,6 +33,7 @@ type jobFlags struct {
 	fromCkpt     string
 	state        string
 	stateDir     string
+	trace        string
 	// stopOn, once closed, stops the job cleanly (jobSignals).
 	stopOn <-chan struct{}
 }
@@ -55,6 +56,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ckptKeep, "checkpoint-keep", 3, "complete checkpoints to keep")
 	fs.StringVar(&f.state, "state", "memory", "where keyed state lives: memory, or pebble (on disk, under --state-dir)")
 	fs.StringVar(&f.stateDir, "state-dir", "weir-state", "directory of the pebble state")
+	fs.StringVar(&f.trace, "trace", "", "record the workers' activities to `FILE` (FILE.process-I in a distributed job) for weir trace analyze")
 	fs.StringVar(&f.fromCkpt, "from-checkpoint", "", "start from the checkpoint in `DIR` (a chk-N directory), even one taken with other --workers or processes")
 }
 
@@ -89,6 +91,9 @@ func (f *jobFlags) options() []weir.JobOption {
 		if f.fromCkpt != "" {
 			opts = append(opts, weir.FromCheckpoint(f.fromCkpt))
 		}
+	}
+	if fs := deadLetterFiles(f.trace, f.cluster.resolved.Processes()); fs != nil {
+		opts = append(opts, weir.TraceFile(fs[max(0, f.cluster.resolved.Self)]))
 	}
 	if f.partitioning.name != "all" {
 		opts = append(opts, weir.Partitioning(f.partitioning.name))

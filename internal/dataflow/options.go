@@ -30,6 +30,10 @@ type JobConfig struct {
 	Ckpt         *CkptConfig
 	Backend      state.Backend // nil: keyed state in memory
 	StopOn       <-chan struct{}
+	// TraceFile, once TraceSet, is the file the job writes its activity
+	// trace to, tracing the whole run.
+	TraceFile string
+	TraceSet  bool
 	// As given to Checkpoints and FromCheckpoint; validate checks them.
 	ckptEvery, ckptKeep int
 	fromCkpt            string

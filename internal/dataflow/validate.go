@@ -54,6 +54,9 @@ func (c *JobConfig) Validate(procs int) error {
 			return fmt.Errorf("weir: %s: %w", c.Backend, err)
 		}
 	}
+	if c.TraceSet && c.TraceFile == "" {
+		return fmt.Errorf(`weir: TraceFile(""): the path is empty`)
+	}
 	return c.validateCheckpoints()
 }
 

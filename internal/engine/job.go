@@ -40,6 +40,8 @@ type Job struct {
 	stoppedAt uint64
 	// tracer records the workers' activities while tracing is on.
 	tracer *trace.Tracer
+	// tracing is the tracing service while the job runs.
+	tracing *tracing
 }
 
 // NewJob returns an empty job.
@@ -145,6 +147,9 @@ func (j *Job) Run(ctx context.Context) error {
 		pl = placement{self: net.Self(), procs: net.Processes()}
 	}
 	if err := j.instantiate(p, rt, pl, net); err != nil {
+		return err
+	}
+	if err := j.startTracing(rt); err != nil {
 		return err
 	}
 	if j.coord != nil {

@@ -17,5 +17,6 @@ func (j *Job) Stats() metrics.JobStats {
 		Latency: metrics.LatencyStats{Count: m.Epochs, P50: m.LatencyP50, P99: m.LatencyP99, Max: m.LatencyMax}}
 	st := metrics.JobStats{Job: j.Name, Self: j.Process(), Processes: make([]metrics.ProcessStats, j.Processes())}
 	st.Processes[j.Process()] = ps
+	st.Critical = j.critical()
 	return st
 }

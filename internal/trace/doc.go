@@ -1,6 +1,8 @@
 // Package trace records what the workers of a job do, as activities on a
-// timeline, and analyses such traces by critical participation
-// (SnailTrail, NSDI 2018).
+// timeline, stores traces in files (Writer, Decode, ReadFile; Merge joins
+// the files of several processes) and exports them to the Chrome trace
+// event format. Package critical, below it, analyses them by critical
+// participation (SnailTrail, NSDI 2018).
 //
 // A worker is one goroutine of the runtime: an operator instance (a
 // chain of fused operators) or a pump that feeds an inbox from another
