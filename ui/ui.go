@@ -24,7 +24,7 @@ type Source interface {
 // feeds the critical-participation panel. A Source that is not a Tracer
 // gets 501 from /api/trace.
 type Tracer interface {
-	TraceFor(d time.Duration)
+	TraceFor(d time.Duration) error
 	Tracing() bool
 }
 
@@ -88,7 +88,10 @@ func postTrace(w http.ResponseWriter, r *http.Request, job Source) {
 		http.Error(w, fmt.Sprintf("for=%q: want a positive duration up to %s, such as 10s", r.URL.Query().Get("for"), MaxTrace), http.StatusBadRequest)
 		return
 	}
-	t.TraceFor(d)
+	if err := t.TraceFor(d); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
 	writeJSON(w, traceState{Available: true, Tracing: t.Tracing()})
 }
 

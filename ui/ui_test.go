@@ -27,8 +27,8 @@ type tracingJob struct {
 	traced []time.Duration
 }
 
-func (f *tracingJob) TraceFor(d time.Duration) { f.traced = append(f.traced, d) }
-func (f *tracingJob) Tracing() bool            { return len(f.traced) > 0 }
+func (f *tracingJob) TraceFor(d time.Duration) error { f.traced = append(f.traced, d); return nil }
+func (f *tracingJob) Tracing() bool                  { return len(f.traced) > 0 }
 
 func newFake() *fakeJob {
 	return &fakeJob{

@@ -94,10 +94,11 @@ func (j *scriptedJob) Stats() weir.JobStats {
 	return st
 }
 
-func (j *scriptedJob) TraceFor(d time.Duration) {
+func (j *scriptedJob) TraceFor(d time.Duration) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.traced = d
+	return nil
 }
 
 func (j *scriptedJob) Tracing() bool {
