@@ -3,6 +3,7 @@ module github.com/weirstream/weir
 go 1.26
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.1.2
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
