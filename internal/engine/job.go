@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -40,6 +41,10 @@ type Job struct {
 	stoppedAt uint64
 	// tracer records the workers' activities while tracing is on.
 	tracer *trace.Tracer
+	// reg holds the figures of the current (or last) run; feed sends
+	// them to the other processes and keeps theirs.
+	reg  *metrics.Registry
+	feed *statsFeed
 }
 
 // NewJob returns an empty job.
@@ -128,11 +133,15 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	j.mu.Lock()
+	j.reg = metrics.NewRegistry(j.Process())
+	j.mu.Unlock()
 	if j.Cfg.Ckpt != nil {
 		self, procs := j.Process(), j.Processes()
 		if j.coord, err = j.openCheckpoints(self, procs); err != nil {
 			return err
 		}
+		j.coord.reg = j.reg
 	}
 	rt := j.newRuntime()
 	net, err := j.network(ctx, p)
@@ -143,6 +152,7 @@ func (j *Job) Run(ctx context.Context) error {
 	if net != nil {
 		defer net.Close()
 		pl = placement{self: net.Self(), procs: net.Processes()}
+		j.registry().Peers = peerStats(net)
 	}
 	if err := j.instantiate(p, rt, pl, net); err != nil {
 		return err
@@ -195,16 +205,24 @@ func (j *Job) newRuntime() *runtime.Runtime {
 	if j.coord != nil && j.coord.from > 0 {
 		first = progress.Epoch(j.coord.from) + 1
 	}
+	reg := j.registry()
+	reg.Records = func() int64 { return rt.Records() }
 	rt = runtime.New(runtime.Config{
 		Interval:   j.Cfg.Interval,
 		Records:    j.Cfg.EpochRecords,
 		Origin:     origin,
 		FirstEpoch: first,
+		Process:    j.Process(),
+		Registry:   reg,
+		Tracer:     j.tracer,
 		OnEpoch: func(s runtime.EpochStats) {
+			reg.Epoch(uint64(s.Epoch), s.Watermark, s.Latency, s.Final)
 			j.mu.Lock()
 			j.latencies = append(j.latencies, s.Latency)
 			j.epochs++
+			feed := j.feed
 			j.mu.Unlock()
+			feed.kick()
 			if j.Cfg.OnEpoch != nil {
 				j.Cfg.OnEpoch(dataflow.EpochStats{Epoch: uint64(s.Epoch), Watermark: s.Watermark, Latency: s.Latency, Final: s.Final, Records: rt.Records()})
 			}
@@ -222,6 +240,7 @@ func (j *Job) newRuntime() *runtime.Runtime {
 func (j *Job) watchNetwork(rt *runtime.Runtime, net transport.Network, cancel context.CancelCauseFunc) {
 	j.closeNet = func() { net.Close() }
 	j.startSummaries(net)
+	j.startStats(net)
 	rt.AddService("network-watch", func(done <-chan struct{}) error {
 		select {
 		case <-net.Done():
@@ -247,6 +266,7 @@ func (j *Job) finish(err error, net transport.Network) error {
 	}
 	if net != nil && err == nil {
 		j.summaries.Finish(finishTimeout)
+		j.feed.feed.Finish(finishTimeout)
 		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
 			err = cerr
 		}
