@@ -185,6 +185,7 @@ func (j *Job) Run(ctx context.Context) error {
 	j.checkStop()
 	start := time.Now()
 	err = rt.Run(ctx)
+	j.reg.End()
 	j.mu.Lock()
 	j.elapsed = time.Since(start)
 	j.mu.Unlock()

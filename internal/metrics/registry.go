@@ -36,8 +36,12 @@ type Registry struct {
 
 	epoch     atomic.Uint64
 	watermark atomic.Int64
+	epochs    atomic.Bool // an epoch ended at every terminal instance
 	final     atomic.Bool
 }
+
+// End records that the process's part of the job has ended.
+func (r *Registry) End() { r.final.Store(true) }
 
 type ckptTimes struct {
 	first, last int64
@@ -83,10 +87,11 @@ func (r *Registry) Load(op string, groups int) *Load {
 
 // Epoch records that epoch e ended at every terminal instance of the
 // process with watermark wm, latency after its cut; final marks the
-// process's last epoch.
+// process's last epoch (as End does).
 func (r *Registry) Epoch(e uint64, wm int64, latency time.Duration, final bool) {
 	r.epoch.Store(e)
 	r.watermark.Store(wm)
+	r.epochs.Store(true)
 	r.mu.Lock()
 	_ = r.latency.RecordValue(max(int64(latency/time.Microsecond), 1))
 	r.latSum += latency
@@ -159,6 +164,14 @@ func (r *Registry) Snapshot(now time.Time) ProcessStats {
 	ps.Instances = make([]InstanceStats, len(insts))
 	for i, in := range insts {
 		ps.Instances[i] = in.Stats(ps.Time)
+	}
+	if !r.epochs.Load() && len(insts) > 0 {
+		// No terminal instance here: the epoch every instance completed.
+		ps.Epoch, ps.Watermark = ps.Instances[0].Epoch, ps.Instances[0].Watermark
+		for _, in := range ps.Instances {
+			ps.Epoch, ps.Watermark = min(ps.Epoch, in.Epoch), min(ps.Watermark, in.Watermark)
+		}
+		ps.WatermarkLag = Lag(ps.Time, ps.Watermark)
 	}
 	sort.SliceStable(ps.Instances, func(a, b int) bool {
 		x, y := ps.Instances[a], ps.Instances[b]

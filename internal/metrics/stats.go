@@ -84,7 +84,8 @@ type ProcessStats struct {
 	// Time is when the summary was taken (Unix nanoseconds).
 	Time int64 `json:"time"`
 	// Epoch is the newest epoch completed at every terminal instance of
-	// the process, Watermark its watermark.
+	// the process (in a process without one, at every instance),
+	// Watermark its watermark.
 	Epoch     uint64 `json:"epoch"`
 	Watermark int64  `json:"watermark"`
 	// WatermarkLag is Time minus Watermark (event time is in
