@@ -156,3 +156,75 @@ func TestStatsTwoProcesses(t *testing.T) {
 		}
 	}
 }
+
+// slowSink takes 2 ms per batch.
+type slowSink struct{ n int }
+
+func (s *slowSink) Write(v []rec) error {
+	time.Sleep(2 * time.Millisecond)
+	s.n += len(v)
+	return nil
+}
+
+func (s *slowSink) Close() error { return nil }
+
+// A slow sink holds its senders back: they are backpressured most of
+// their lives, while the sink hardly waits for input.
+func TestStatsBackpressure(t *testing.T) {
+	in := statsInput(12000)
+	j := weir.NewJob("slow", weir.Workers(2), weir.BatchSize(64), weir.QueueDepth(2), weir.EpochRecords(2000))
+	s := weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 64})
+	sink := &slowSink{}
+	weir.Sink(s, sink, weir.Name("slow"))
+	if err := j.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if sink.n != len(in) {
+		t.Fatalf("sink wrote %d records, want %d", sink.n, len(in))
+	}
+	ops := j.Stats().Operators()
+	src, slow := operator(t, ops, "src"), operator(t, ops, "slow")
+	if src.Operator == slow.Operator {
+		t.Fatalf("source and sink fused into %s", src.Operator)
+	}
+	if src.Backpressure < src.Lifetime/2 {
+		t.Errorf("source: backpressure %v of a lifetime %v; the sink is slow", src.Backpressure, src.Lifetime)
+	}
+	if slow.Idle > slow.Lifetime/4 {
+		t.Errorf("sink: idle %v of a lifetime %v; its input was always full", slow.Idle, slow.Lifetime)
+	}
+	if slow.Useful < slow.Lifetime/2 {
+		t.Errorf("sink: useful %v of a lifetime %v", slow.Useful, slow.Lifetime)
+	}
+}
+
+// With checkpoints on, every process reports the parts it wrote.
+func TestStatsCheckpoints(t *testing.T) {
+	in := statsInput(20000)
+	j := weir.NewJob("ckpt", weir.Workers(2), weir.EpochRecords(1000), weir.KeyGroups(64), weir.Checkpoints(t.TempDir(), 4, 3))
+	s := weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 64})
+	k := weir.KeyBy(s, func(r rec) string { return r.Key })
+	c := weir.Process(k, func(_ string, st *int, _ rec, out []int) []int {
+		*st++
+		return append(out, *st)
+	})
+	weir.Sink(c, &weir.Collect[int]{})
+	if err := j.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cps := j.Stats().Processes[0].Checkpoints
+	if len(cps) == 0 {
+		t.Fatal("no checkpoint figures")
+	}
+	for i, c := range cps {
+		if c.Bytes <= 0 || c.Duration < c.Alignment || c.Alignment < 0 || c.Start == 0 || c.Epoch == 0 {
+			t.Errorf("checkpoint %+v", c)
+		}
+		if i > 0 && c.ID <= cps[i-1].ID {
+			t.Errorf("checkpoints out of order: %d after %d", c.ID, cps[i-1].ID)
+		}
+	}
+	if len(cps) > 1 && !cps[len(cps)-2].Complete {
+		t.Errorf("checkpoint %d not complete: %+v", cps[len(cps)-2].ID, cps)
+	}
+}
