@@ -3,6 +3,9 @@ package engine
 import (
 	"fmt"
 
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/trace"
+
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/runtime"
 )
@@ -18,6 +21,7 @@ func (c *coordinator) join() coord.TaskID {
 // joined.
 func (c *coordinator) start(rt *runtime.Runtime) {
 	c.open(rt.Done())
+	c.meter = rt.NewMeter("checkpoints", 0)
 	rt.AddService("checkpoints", c.serve)
 }
 
@@ -70,6 +74,10 @@ func (c *coordinator) serve(done <-chan struct{}) error {
 		return err
 	}
 	s := &ckptService{c: c, m: m}
+	if c.meter != nil {
+		c.meter.Open()
+		defer c.meter.Close()
+	}
 	for k := range c.tasks {
 		if err := s.step(coord.Join{Task: coord.TaskID(k)}); err != nil {
 			return err
@@ -143,7 +151,7 @@ func (s *ckptService) carry(a coord.Action) error {
 	switch a := a.(type) {
 	case coord.WritePart:
 		n := a.Part.Checkpoint
-		ev := coord.PartWritten{N: n, Err: c.store.WritePart(a.Part)}
+		ev := coord.PartWritten{N: n, Err: c.writePart(a.Part)}
 		ev.Superseded = s.superseded(n, ev.Err, "its part was written")
 		return s.step(ev)
 	case coord.CheckComplete:
@@ -157,6 +165,9 @@ func (s *ckptService) carry(a coord.Action) error {
 		return s.step(coord.PartChecked{N: a.N, Process: a.Process, Has: ok, Err: err})
 	case coord.Completed:
 		c.log.Debug("weir: checkpoint complete", "checkpoint", a.N)
+		if c.reg != nil {
+			c.reg.CheckpointComplete(a.N)
+		}
 		if c.onComplete != nil {
 			c.onComplete(a.N)
 		}
@@ -192,4 +203,31 @@ func (s *ckptService) superseded(n uint64, err error, while string) bool {
 		return true
 	}
 	return false
+}
+
+// writePart writes this process's part of a checkpoint, measuring it.
+func (c *coordinator) writePart(p checkpoint.Part) error {
+	m := c.meter
+	tracing := m != nil && m.Tracing()
+	var t0 int64
+	if tracing {
+		t0 = runtime.Now()
+	}
+	err := c.store.WritePart(p)
+	t1 := runtime.Now()
+	if tracing {
+		m.Event(trace.CheckpointIO, t0, t1, 0, 0)
+		m.Flush()
+	}
+	if err == nil && c.reg != nil {
+		var size int64
+		for _, b := range p.State {
+			size += int64(len(b.Data))
+		}
+		for _, b := range p.Sources {
+			size += int64(len(b.Data))
+		}
+		c.reg.CheckpointWritten(p.Checkpoint, size, t1)
+	}
+	return err
 }

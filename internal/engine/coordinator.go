@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/runtime"
 	"log/slog"
 	"sort"
 	"sync"
@@ -44,6 +46,10 @@ type coordinator struct {
 	// a stop to read.
 	highest, complete, written atomic.Uint64
 	pending                    atomic.Int64
+	// reg, if set, receives the checkpoints' figures; meter traces the
+	// service's writes.
+	reg   *metrics.Registry
+	meter *runtime.Meter
 }
 
 // committer commits one two-phase output's checkpoints as they complete.

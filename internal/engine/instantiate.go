@@ -5,6 +5,7 @@ import (
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -29,6 +30,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 		return err
 	}
 	w := newWiring(j, p, rt, pl, net)
+	w.nameMeters()
 	w.makeInboxes()
 	if err := w.connect(); err != nil {
 		return err
@@ -65,7 +67,8 @@ type wiring struct {
 	outEdges  map[[2]int][]int // (node, port) -> edge indices
 	hasRemote map[int]bool     // task index -> has a non-fused out edge
 	inEdge    map[int]plan.Edge
-	opened    []runtime.SourceTask // readers opened, closed again if a later one fails
+	opened    []runtime.SourceTask           // readers opened, closed again if a later one fails
+	keys      map[[2]int]*metrics.KeyCounter // (edge, sender) -> its count per key group
 }
 
 // slotKey is a receiver's slot for one sender over one edge.
@@ -74,7 +77,7 @@ type slotKey struct{ edge, recv, send int }
 func newWiring(j *Job, p *plan.Physical, rt *runtime.Runtime, pl placement, net transport.Network) *wiring {
 	w := &wiring{j: j, p: p, rt: rt, pl: pl, net: net, par: map[int]int{}, inboxes: map[int][]*runtime.Inbox{},
 		slots: map[slotKey]runtime.Outlet{}, wires: map[int]dataflow.Wire{}, outEdges: map[[2]int][]int{},
-		hasRemote: map[int]bool{}, inEdge: map[int]plan.Edge{}}
+		hasRemote: map[int]bool{}, inEdge: map[int]plan.Edge{}, keys: map[[2]int]*metrics.KeyCounter{}}
 	for _, pn := range p.Nodes {
 		w.par[pn.ID] = pn.Parallelism
 	}
@@ -132,7 +135,9 @@ func (w *wiring) connect() error {
 				}
 				proc := w.pl.proc(s, w.par[e.From])
 				from := fmt.Sprintf("%s#%d from process %d", w.j.Nodes[e.To].Name, r, proc)
-				w.rt.AddService(from, exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from))
+				pm := w.rt.NewMeter(fmt.Sprintf("%s from process %d", w.chain(e.To), proc), r)
+				recv := w.rt.Meter(w.j.Nodes[e.To].Name, r).M
+				w.rt.AddService(from, exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv))
 			}
 		}
 	}
@@ -178,8 +183,9 @@ func (w *wiring) receivers(e plan.Edge, inst int) []int {
 // outlet is the way from sender instance s to receiver r over edge ei.
 func (w *wiring) outlet(ei, s, r int) (runtime.Outlet, error) {
 	e := w.p.Edges[ei]
+	m := w.senderMeter(e.From, s)
 	if o, ok := w.slots[slotKey{ei, r, s}]; ok {
-		return o, nil
+		return w.withKeys(o.From(m), ei, s), nil
 	}
 	wire, err := w.edgeWire(ei, e)
 	if err != nil {
@@ -190,7 +196,9 @@ func (w *wiring) outlet(ei, s, r int) (runtime.Outlet, error) {
 		return runtime.Outlet{}, err
 	}
 	to := w.pl.proc(r, w.par[e.To])
-	return runtime.RemoteOutlet(&exchange.RemoteOutlet{W: wire, S: w.net.Sender(ch, to), Name: w.j.Nodes[e.To].Name, Bytes: &w.j.wireBytes}), nil
+	o := runtime.RemoteOutlet(&exchange.RemoteOutlet{W: wire, S: w.net.Sender(ch, to), Name: w.j.Nodes[e.To].Name,
+		Bytes: &w.j.wireBytes, M: m, Ch: ch})
+	return w.withKeys(o.From(m), ei, s), nil
 }
 
 // outputs makes the consumers of node id's output ports for one

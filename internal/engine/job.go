@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -42,6 +43,10 @@ type Job struct {
 	tracer *trace.Tracer
 	// tracing is the tracing service while the job runs.
 	tracing *tracing
+	// reg holds the figures of the current (or last) run; feed sends
+	// them to the other processes and keeps theirs.
+	reg  *metrics.Registry
+	feed *statsFeed
 }
 
 // NewJob returns an empty job.
@@ -130,11 +135,15 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	j.mu.Lock()
+	j.reg = metrics.NewRegistry(j.Process())
+	j.mu.Unlock()
 	if j.Cfg.Ckpt != nil {
 		self, procs := j.Process(), j.Processes()
 		if j.coord, err = j.openCheckpoints(self, procs); err != nil {
 			return err
 		}
+		j.coord.reg = j.reg
 	}
 	rt := j.newRuntime()
 	net, err := j.network(ctx, p)
@@ -145,6 +154,7 @@ func (j *Job) Run(ctx context.Context) error {
 	if net != nil {
 		defer net.Close()
 		pl = placement{self: net.Self(), procs: net.Processes()}
+		j.registry().Peers = peerStats(net)
 	}
 	if err := j.instantiate(p, rt, pl, net); err != nil {
 		return err
@@ -180,6 +190,7 @@ func (j *Job) Run(ctx context.Context) error {
 	j.checkStop()
 	start := time.Now()
 	err = rt.Run(ctx)
+	j.reg.End()
 	j.mu.Lock()
 	j.elapsed = time.Since(start)
 	j.mu.Unlock()
@@ -200,16 +211,24 @@ func (j *Job) newRuntime() *runtime.Runtime {
 	if j.coord != nil && j.coord.from > 0 {
 		first = progress.Epoch(j.coord.from) + 1
 	}
+	reg := j.registry()
+	reg.Records = func() int64 { return rt.Records() }
 	rt = runtime.New(runtime.Config{
 		Interval:   j.Cfg.Interval,
 		Records:    j.Cfg.EpochRecords,
 		Origin:     origin,
 		FirstEpoch: first,
+		Process:    j.Process(),
+		Registry:   reg,
+		Tracer:     j.tracer,
 		OnEpoch: func(s runtime.EpochStats) {
+			reg.Epoch(uint64(s.Epoch), s.Watermark, s.Latency, s.Final)
 			j.mu.Lock()
 			j.latencies = append(j.latencies, s.Latency)
 			j.epochs++
+			feed := j.feed
 			j.mu.Unlock()
+			feed.kick()
 			if j.Cfg.OnEpoch != nil {
 				j.Cfg.OnEpoch(dataflow.EpochStats{Epoch: uint64(s.Epoch), Watermark: s.Watermark, Latency: s.Latency, Final: s.Final, Records: rt.Records()})
 			}
@@ -227,6 +246,7 @@ func (j *Job) newRuntime() *runtime.Runtime {
 func (j *Job) watchNetwork(rt *runtime.Runtime, net transport.Network, cancel context.CancelCauseFunc) {
 	j.closeNet = func() { net.Close() }
 	j.startSummaries(net)
+	j.startStats(net)
 	rt.AddService("network-watch", func(done <-chan struct{}) error {
 		select {
 		case <-net.Done():
@@ -252,6 +272,7 @@ func (j *Job) finish(err error, net transport.Network) error {
 	}
 	if net != nil && err == nil {
 		j.summaries.Finish(finishTimeout)
+		j.feed.feed.Finish(finishTimeout)
 		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
 			err = cerr
 		}

@@ -56,6 +56,9 @@ func (r *reporter) after(m progress.Marker) error {
 		return nil
 	}
 	r.last = n
+	if r.c.reg != nil {
+		r.c.reg.CheckpointReported(n, uint64(m.Epoch), runtime.Now())
+	}
 	state, insts, err := r.collect(n, false)
 	if err != nil {
 		return err

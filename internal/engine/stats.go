@@ -1,22 +1,88 @@
 package engine
 
 import (
+	"sync"
 	"time"
 
 	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/summary"
+	"github.com/weirstream/weir/internal/transport"
 )
 
-// Stats returns the whole job as this process sees it.
-//
-// For now it holds this process's records read, epochs and latencies
-// only; per-instance figures and the peers' summaries are to come.
+// statsChannel is the transport channel of the processes' figures (see
+// internal/metrics); channelID never makes it (edges stop short of 4095,
+// so its channels stay below 0xFFF00000), nor is it summaryChannel.
+const statsChannel = 0xFFFFFFFE
+
+// statsEvery is the shortest interval between two of a process's
+// figures sent at epoch ends.
+const statsEvery = 100 * time.Millisecond
+
+// statsFeed sends this process's figures to its peers at epoch ends and
+// keeps the newest of theirs.
+type statsFeed struct {
+	feed  *summary.Feed
+	mu    sync.Mutex
+	peers []metrics.ProcessStats // by process; Time 0 until heard from
+}
+
+// kick sends this process's figures soon (nothing in a single process).
+func (f *statsFeed) kick() {
+	if f != nil {
+		f.feed.Kick()
+	}
+}
+
+// startStats starts the exchange of figures with the job's other
+// processes.
+func (j *Job) startStats(nw transport.Network) {
+	reg := j.registry()
+	f := &statsFeed{peers: make([]metrics.ProcessStats, nw.Processes())}
+	f.feed = summary.StartFeed(nw, statsChannel, statsEvery, func(final bool) []byte {
+		ps := reg.Snapshot(time.Now())
+		ps.Final = ps.Final || final
+		return metrics.Encode(nil, ps)
+	}, func(from int, b []byte) bool {
+		ps, err := metrics.Decode(b)
+		if err != nil || ps.Process != from {
+			return false // not from this feed: ignored
+		}
+		f.mu.Lock()
+		if ps.Time >= f.peers[from].Time {
+			f.peers[from] = ps
+		}
+		f.mu.Unlock()
+		return ps.Final
+	})
+	j.mu.Lock()
+	j.feed = f
+	j.mu.Unlock()
+}
+
+// Stats returns the whole job as this process sees it: its own figures,
+// fresh, and the newest its peers sent (a process not heard from has
+// Time 0). Before the job runs, every process has Time 0.
 func (j *Job) Stats() metrics.JobStats {
-	m := j.Metrics()
-	ps := metrics.ProcessStats{Process: j.Process(), Time: time.Now().UnixNano(), Records: m.Records,
-		Epoch:   uint64(max(m.Epochs, 0)),
-		Latency: metrics.LatencyStats{Count: m.Epochs, P50: m.LatencyP50, P99: m.LatencyP99, Max: m.LatencyMax}}
 	st := metrics.JobStats{Job: j.Name, Self: j.Process(), Processes: make([]metrics.ProcessStats, j.Processes())}
-	st.Processes[j.Process()] = ps
+	for p := range st.Processes {
+		st.Processes[p].Process = p
+	}
 	st.Critical = j.critical()
+	j.mu.Lock()
+	reg, f := j.reg, j.feed
+	j.mu.Unlock()
+	if reg == nil {
+		return st
+	}
+	if f != nil {
+		f.mu.Lock()
+		for p, ps := range f.peers {
+			if p != j.Process() && ps.Time != 0 {
+				st.Processes[p] = ps
+			}
+		}
+		f.mu.Unlock()
+	}
+	st.Processes[j.Process()] = reg.Snapshot(time.Now())
 	return st
 }

@@ -86,6 +86,9 @@ type Pbatch[K comparable, A any] struct {
 	pool *sync.Pool
 }
 
+// Len is the number of partials in the batch.
+func (b *Pbatch[K, A]) Len() int { return len(b.Recs) }
+
 func (b *Pbatch[K, A]) Release() {
 	clear(b.Recs)
 	b.Recs = b.Recs[:0]
@@ -236,7 +239,11 @@ func (c *combineEx[K, T, A]) Mark(m progress.Marker) error {
 	for i, k := range c.keys {
 		h := c.hashes[i]
 		set := &c.sets[i]
-		t := e.owner(h)
+		kg := partition.KeyGroupOf(h, e.rt.Groups())
+		t := e.rt.Owner(kg)
+		if e.keys != nil {
+			e.keys.N[kg] += int64(len(set.W)) // each partial is a record to the receiver
+		}
 		for _, w := range set.W {
 			p := c.cur[t]
 			p.Recs = append(p.Recs, Partial[K, A]{H: h, K: k, Start: w.Start, End: w.End, Acc: w.Acc})

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -100,6 +101,8 @@ type KeyEx[K comparable, T any] struct {
 	sender int
 	recv   int64
 	sent   []int64
+	// keys, if set, counts the records sent to each key group.
+	keys *metrics.KeyCounter
 }
 
 // WithStats makes e report its loads to st at every epoch's end.
@@ -115,7 +118,7 @@ func (e *KeyEx[K, T]) WithStats(st *EdgeStats, sender, senders int) *KeyEx[K, T]
 func NewKeyEx[K comparable, T any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, size int, dist bool) *KeyEx[K, T] {
 	mustRoute(rt, outlets)
 	h := KeyHasher[K](dist)
-	e := &KeyEx[K, T]{key: key, hash: h, rt: rt, Outlets: outlets, size: size}
+	e := &KeyEx[K, T]{key: key, hash: h, rt: rt, Outlets: outlets, size: size, keys: keyCounter(outlets)}
 	e.pool = &sync.Pool{New: func() any {
 		return &dataflow.Kbatch[K, T]{Recs: make([]dataflow.Krec[K, T], 0, size), Pool: e.pool}
 	}}
@@ -178,6 +181,9 @@ func (e *KeyEx[K, T]) Flush(t int) error {
 }
 
 func (e *KeyEx[K, T]) Mark(m progress.Marker) error {
+	if e.keys != nil {
+		e.keys.Publish()
+	}
 	if e.st != nil {
 		e.st.Report(e.sender, m, e.recv, e.sent)
 		e.recv = 0
@@ -198,8 +204,27 @@ func mustRoute(rt *partition.Table, outlets []runtime.Outlet) {
 	}
 }
 
-// owner returns the instance that owns the key hashed h.
-func (e *KeyEx[K, T]) owner(h uint64) int { return e.rt.Route(h) }
+// owner returns the instance that owns the key hashed h, counting the
+// record in its key group.
+func (e *KeyEx[K, T]) owner(h uint64) int { return route(e.rt, e.keys, h) }
+
+// route returns the instance of rt that owns the key hashed h, and counts
+// the record in keys (if not nil).
+func route(rt *partition.Table, keys *metrics.KeyCounter, h uint64) int {
+	kg := partition.KeyGroupOf(h, rt.Groups())
+	if keys != nil {
+		keys.N[kg]++
+	}
+	return rt.Owner(kg)
+}
+
+// keyCounter returns the count per key group the outlets carry, or nil.
+func keyCounter(outlets []runtime.Outlet) *metrics.KeyCounter {
+	if len(outlets) == 0 {
+		return nil
+	}
+	return outlets[0].Keys()
+}
 
 // countSent counts a message sent to instance t, with statistics.
 func (e *KeyEx[K, T]) countSent(t int) {

@@ -183,6 +183,7 @@ func (e *ordKeyEx[K, T]) EndUnit(unit int64) error {
 }
 
 func (e *ordKeyEx[K, T]) Mark(m progress.Marker) error {
+	e.publish()
 	return markAll(e.outlets, m)
 }
 

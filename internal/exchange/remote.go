@@ -5,78 +5,172 @@ import (
 	"sync/atomic"
 
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/trace"
 	"github.com/weirstream/weir/internal/transport"
 )
 
 // releaser is every batch kind an exchange sends.
 type releaser interface{ Release() }
 
+// creditWaiter is a transport sender that tells how long it waited for
+// credit (nanoseconds, cumulative).
+type creditWaiter interface{ CreditWait() int64 }
+
 // RemoteOutlet sends an exchange's messages to an inbox in another
 // process: it encodes each batch into a transport buffer and gives the
-// batch back to its pool.
+// batch back to its pool. M, if set, is the sending worker's meter: it
+// counts the bytes sent and the waits for credit, and traces the
+// encoding and the sends on channel Ch, numbering its messages from 0 as
+// the receiving Pump does.
 type RemoteOutlet struct {
 	W     dataflow.Wire
 	S     transport.Sender
 	Name  string
 	Bytes *atomic.Int64 // the job's bytes sent, frame headers included
+	M     *runtime.Meter
+	Ch    uint32
+	seq   uint64
 }
 
+// TraceChannel is the trace identity of transport channel ch: the same
+// at the sender and at the receiver.
+func TraceChannel(ch uint32) uint64 { return 1<<63 | uint64(ch) }
+
 func (o *RemoteOutlet) Send(b any) error {
+	tracing := o.M != nil && o.M.Tracing()
+	var t0 int64
+	if tracing {
+		t0 = runtime.Now()
+	}
 	buf, err := o.W.Encode(o.S.Buffer(), b)
 	b.(releaser).Release()
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.Name, err)
 	}
-	o.Bytes.Add(int64(len(buf) + transport.HeaderSize))
-	return o.S.Send(buf)
+	if tracing {
+		o.M.Event(trace.Serialization, t0, runtime.Now(), 0, 0)
+	}
+	return o.send(buf)
 }
 
 func (o *RemoteOutlet) Mark(m progress.Marker) error {
-	buf := appendMarker(o.S.Buffer(), m)
-	o.Bytes.Add(int64(len(buf) + transport.HeaderSize))
-	return o.S.Send(buf)
+	return o.send(appendMarker(o.S.Buffer(), m))
+}
+
+// send hands buf to the transport, measuring it.
+func (o *RemoteOutlet) send(buf []byte) error {
+	n := int64(len(buf) + transport.HeaderSize)
+	o.Bytes.Add(n)
+	if o.M == nil {
+		return o.S.Send(buf)
+	}
+	o.M.M.AddBytesOut(int(n))
+	cw, _ := o.S.(creditWaiter)
+	var w0 int64
+	if cw != nil {
+		w0 = cw.CreditWait()
+	}
+	tracing := o.M.Tracing()
+	var t0 int64
+	if tracing {
+		t0 = runtime.Now()
+	}
+	err := o.S.Send(buf)
+	var waited int64
+	if cw != nil {
+		if waited = cw.CreditWait() - w0; waited > 0 {
+			o.M.Blocked(waited)
+		}
+	}
+	if tracing {
+		t1 := runtime.Now()
+		if waited > 0 {
+			o.M.Event(trace.WaitCredit, t0, min(t0+waited, t1), 0, 0)
+			t0 = min(t0+waited, t1)
+		}
+		o.M.Event(trace.Send, t0, t1, TraceChannel(o.Ch), o.seq)
+	}
+	o.seq++
+	return err
 }
 
 // Pump feeds one sender's slot of a local inbox with what that sender,
-// in another process, sends: it decodes each message and hands it on, and
-// ends after the sender's final marker.
-func Pump(w dataflow.Wire, r transport.Receiver, out runtime.Outlet, from string) func(done <-chan struct{}) error {
+// in another process, sends on channel ch: it decodes each message and
+// hands it on, and ends after the sender's final marker. m is the pump's
+// own meter; the bytes received count as in's (the receiving instance).
+func Pump(w dataflow.Wire, r transport.Receiver, out runtime.Outlet, from string, ch uint32, m *runtime.Meter, in *metrics.Instance) func(done <-chan struct{}) error {
+	p := &pump{w: w, r: r, out: out.From(m), from: from, ch: TraceChannel(ch), m: m, in: in}
 	return func(<-chan struct{}) error {
+		m.Open()
+		defer m.Close()
 		for {
-			buf, err := r.Recv()
-			if err != nil {
-				return err
-			}
-			if len(buf) == 0 {
-				r.Release()
-				return fmt.Errorf("%s: %w: empty message", from, errWire)
-			}
-			if buf[0] == tagMarker {
-				m, err := decodeMarker(&Reader{B: buf[1:]})
-				r.Release()
-				if err != nil {
-					return fmt.Errorf("%s: %w", from, err)
-				}
-				if err := out.Mark(m); err != nil {
-					return err
-				}
-				if m.Final {
-					return nil
-				}
-				continue
-			}
-			msg, err := w.Decode(buf)
-			r.Release()
-			if err != nil {
-				return fmt.Errorf("%s: %w", from, err)
-			}
-			if err := out.Send(msg); err != nil {
+			final, err := p.next()
+			if err != nil || final {
 				return err
 			}
 		}
 	}
+}
+
+type pump struct {
+	w    dataflow.Wire
+	r    transport.Receiver
+	out  runtime.Outlet
+	from string
+	ch   uint64
+	seq  uint64
+	m    *runtime.Meter
+	in   *metrics.Instance
+}
+
+// next takes one message and hands it on; it reports whether it was the
+// final marker.
+func (p *pump) next() (bool, error) {
+	tracing := p.m.Tracing()
+	var t0 int64
+	if tracing {
+		t0 = runtime.Now()
+	}
+	buf, err := p.r.Recv()
+	if err != nil {
+		return false, err
+	}
+	p.in.AddBytesIn(len(buf) + transport.HeaderSize)
+	var t1 int64
+	if tracing {
+		t1 = runtime.Now()
+		p.m.Event(trace.WaitInput, t0, t1, 0, 0)
+		p.m.Event(trace.Recv, t1, t1, p.ch, p.seq)
+	}
+	p.seq++
+	if len(buf) == 0 {
+		p.r.Release()
+		return false, fmt.Errorf("%s: %w: empty message", p.from, errWire)
+	}
+	if buf[0] == tagMarker {
+		m, err := decodeMarker(&Reader{B: buf[1:]})
+		p.r.Release()
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", p.from, err)
+		}
+		if err := p.out.Mark(m); err != nil {
+			return false, err
+		}
+		p.m.Flush()
+		return m.Final, nil
+	}
+	msg, err := p.w.Decode(buf)
+	p.r.Release()
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", p.from, err)
+	}
+	if tracing {
+		p.m.Event(trace.Deserialization, t1, runtime.Now(), 0, 0)
+	}
+	return false, p.out.Send(msg)
 }
 
 // ChannelID names the transport channel of edge e from sender instance s

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -28,11 +29,13 @@ type recordRouter[K comparable, T any] struct {
 	timed   bool
 	cur     []*dataflow.Batch[T]
 	pool    *sync.Pool
+	keys    *metrics.KeyCounter // counts per key group, if set
 }
 
 func newRecordRouter[K comparable, T any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, frame int, timed, dist bool) recordRouter[K, T] {
 	mustRoute(rt, outlets)
-	r := recordRouter[K, T]{key: key, hash: KeyHasher[K](dist), rt: rt, outlets: outlets, timed: timed, pool: framePool[T](frame, timed)}
+	r := recordRouter[K, T]{key: key, hash: KeyHasher[K](dist), rt: rt, outlets: outlets, timed: timed, pool: framePool[T](frame, timed),
+		keys: keyCounter(outlets)}
 	r.cur = make([]*dataflow.Batch[T], len(outlets))
 	for i := range r.cur {
 		r.cur[i] = r.pool.Get().(*dataflow.Batch[T])
@@ -44,7 +47,7 @@ func newRecordRouter[K comparable, T any](key func(T) K, rt *partition.Table, ou
 // returns the owner.
 func (r *recordRouter[K, T]) add(b *dataflow.Batch[T], i int) int {
 	v := b.V[i]
-	t := r.rt.Route(r.hash(r.key(v)))
+	t := route(r.rt, r.keys, r.hash(r.key(v)))
 	c := r.cur[t]
 	c.V = append(c.V, v)
 	if r.timed {
@@ -84,7 +87,15 @@ func (e *routeEx[K, T]) Flush(t int) error {
 	return e.outlets[t].Send(c)
 }
 
+// publish adds the counts per key group to the operator's load.
+func (r *recordRouter[K, T]) publish() {
+	if r.keys != nil {
+		r.keys.Publish()
+	}
+}
+
 func (e *routeEx[K, T]) Mark(m progress.Marker) error {
+	e.publish()
 	for t := range e.outlets {
 		if err := e.Flush(t); err != nil {
 			return err

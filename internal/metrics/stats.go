@@ -24,6 +24,10 @@ type InstanceStats struct {
 	Useful       time.Duration `json:"useful_ns"`
 	Idle         time.Duration `json:"idle_ns"`
 	Backpressure time.Duration `json:"backpressure_ns"`
+	// Lifetime is how long the instance has run (to its end, once ended):
+	// the time Useful, Idle and Backpressure split, short of the gaps
+	// between them.
+	Lifetime time.Duration `json:"lifetime_ns"`
 	// Queue is the number of messages waiting in the instance's inbox.
 	Queue int `json:"queue"`
 	// Epoch is the last epoch the instance completed; Watermark the
@@ -80,16 +84,31 @@ type ProcessStats struct {
 	// Time is when the summary was taken (Unix nanoseconds).
 	Time int64 `json:"time"`
 	// Epoch is the newest epoch completed at every terminal instance of
-	// the process, Watermark its watermark.
-	Epoch       uint64            `json:"epoch"`
-	Watermark   int64             `json:"watermark"`
-	Records     int64             `json:"records"`
-	Instances   []InstanceStats   `json:"instances"`
-	Peers       []PeerStats       `json:"peers,omitempty"`
-	Checkpoints []CheckpointStats `json:"checkpoints,omitempty"`
-	Latency     LatencyStats      `json:"latency"`
+	// the process (in a process without one, at every instance),
+	// Watermark its watermark.
+	Epoch     uint64 `json:"epoch"`
+	Watermark int64  `json:"watermark"`
+	// WatermarkLag is Time minus Watermark (event time is in
+	// milliseconds), 0 without a watermark.
+	WatermarkLag time.Duration     `json:"watermark_lag_ns"`
+	Records      int64             `json:"records"`
+	Instances    []InstanceStats   `json:"instances"`
+	Peers        []PeerStats       `json:"peers,omitempty"`
+	Checkpoints  []CheckpointStats `json:"checkpoints,omitempty"`
+	Latency      LatencyStats      `json:"latency"`
+	// Loads count the records this process's senders sent to each key
+	// group of each keyed operator (JobStats.Loads sums them over the
+	// processes).
+	Loads []KeyGroupLoad `json:"loads,omitempty"`
 	// Final is set on the last summary of a process whose part has ended.
 	Final bool `json:"final,omitempty"`
+}
+
+// KeyGroupLoad is the records sent to each key group of one keyed
+// operator (a chain, named as InstanceStats.Operator), from key group 0.
+type KeyGroupLoad struct {
+	Operator string  `json:"operator"`
+	Counts   []int64 `json:"counts"`
 }
 
 // JobStats is the whole job as one process sees it: its own summary and

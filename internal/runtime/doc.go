@@ -15,6 +15,10 @@
 // epoch's records. Services (AddService) are the other loops a job needs,
 // such as the pumps that feed inboxes from other processes.
 //
+// Every task instance has a Meter: its metrics.Instance counters (records,
+// bytes, busy, idle and backpressured time, read once per batch, marker or
+// wait) and, while the tracer is on, a trace.Recorder of its activities.
+//
 // The first error, or a panic in an operator, stops every task; Run returns
 // it. Cancelling Run's context stops the sources and every task.
 //

@@ -1,6 +1,10 @@
 package runtime
 
-import "github.com/weirstream/weir/internal/progress"
+import (
+	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/trace"
+)
 
 // Inbox is the input of one task instance: one bounded channel per sender,
 // so that the task can stop reading from a sender that has already ended
@@ -15,6 +19,27 @@ type Inbox struct {
 	chans []chan Message
 	ports []int         // sender index -> input port
 	ready chan struct{} // a sender sent something; capacity 1
+	ids   []uint64      // sender index -> the channel's trace identity
+	seqs  []uint64      // sender index -> messages taken from it so far
+}
+
+// queued returns the number of messages waiting in the inbox.
+func (in *Inbox) queued() int {
+	n := 0
+	for _, c := range in.chans {
+		n += len(c)
+	}
+	return n
+}
+
+// recv records, when tracing, that the task took a message from sender
+// s at t (an edge from the Send event with the same channel and
+// sequence number), and counts it.
+func (in *Inbox) recv(m *Meter, s int, t int64, tracing bool) {
+	if tracing {
+		m.Event(trace.Recv, t, t, in.ids[s], in.seqs[s])
+	}
+	in.seqs[s]++
 }
 
 // Sender registers a new sender on input port port and returns its end of
@@ -23,7 +48,11 @@ func (in *Inbox) Sender(port int) Outlet {
 	in.ports = append(in.ports, port)
 	in.chans = append(in.chans, make(chan Message, in.depth))
 	s := len(in.ports) - 1
-	return Outlet{in: in, ch: in.chans[s]}
+	in.rt.channels++
+	id := uint64(in.rt.cfg.Process+1)<<32 | in.rt.channels
+	in.ids = append(in.ids, id)
+	in.seqs = append(in.seqs, 0)
+	return Outlet{in: in, ch: in.chans[s], link: &link{id: id}}
 }
 
 // Outlet is one sender's end of an inbox, or of a receiver in another
@@ -32,6 +61,48 @@ type Outlet struct {
 	in     *Inbox
 	ch     chan Message
 	remote Remote
+	link   *link
+}
+
+// link is what an outlet's copies share: the sending worker's meter, and
+// the channel's trace identity and count of messages sent.
+type link struct {
+	m    *Meter
+	id   uint64
+	seq  uint64
+	keys *metrics.KeyCounter
+}
+
+// WithKeys returns the outlet with c as the count per key group that
+// its sender's keyed exchange keeps (c is shared by the sender's outlets
+// of one edge).
+func (o Outlet) WithKeys(c *metrics.KeyCounter) Outlet {
+	l := &link{}
+	if o.link != nil {
+		*l = *o.link
+	}
+	l.keys = c
+	o.link = l
+	return o
+}
+
+// Keys returns the count per key group set by WithKeys, or nil.
+func (o Outlet) Keys() *metrics.KeyCounter {
+	if o.link == nil {
+		return nil
+	}
+	return o.link.keys
+}
+
+// From returns the outlet as worker m's: the records it sends count as
+// m's output, its waits for space as m's backpressure.
+func (o Outlet) From(m *Meter) Outlet {
+	l := &link{m: m}
+	if o.link != nil {
+		l.id = o.link.id
+	}
+	o.link = l
+	return o
 }
 
 // Remote carries what an outlet sends to an inbox in another process: the
@@ -48,6 +119,9 @@ func RemoteOutlet(r Remote) Outlet { return Outlet{remote: r} }
 // Send hands a batch to the receiver, blocking while this sender's channel
 // is full. It fails only when the runtime is stopping.
 func (o Outlet) Send(batch any) error {
+	if o.link != nil && o.link.m != nil {
+		o.link.m.M.AddOut(Records(batch))
+	}
 	if o.remote != nil {
 		return o.remote.Send(batch)
 	}
@@ -65,12 +139,47 @@ func (o Outlet) Mark(m progress.Marker) error {
 func (o Outlet) send(m Message) error {
 	select {
 	case o.ch <- m:
-	case <-o.in.rt.done:
-		return errStopped
+	default:
+		if err := o.wait(m); err != nil {
+			return err
+		}
+	}
+	if l := o.link; l != nil {
+		if l.m != nil && l.m.Tracing() {
+			t := Now()
+			l.m.Event(trace.Send, t, t, l.id, l.seq)
+		}
+		l.seq++
 	}
 	select {
 	case o.in.ready <- struct{}{}:
 	default:
+	}
+	return nil
+}
+
+// wait sends m on a full channel: the sender waits for space
+// (backpressure).
+func (o Outlet) wait(m Message) error {
+	var mt *Meter
+	if o.link != nil {
+		mt = o.link.m
+	}
+	var t0 int64
+	if mt != nil {
+		t0 = Now()
+	}
+	select {
+	case o.ch <- m:
+	case <-o.in.rt.done:
+		return errStopped
+	}
+	if mt != nil {
+		t1 := Now()
+		mt.Blocked(t1 - t0)
+		if mt.Tracing() {
+			mt.Event(trace.WaitCredit, t0, t1, 0, 0)
+		}
 	}
 	return nil
 }

@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/trace"
 )
 
 // SourceTask is one instance of a source with its fused chain.
@@ -68,6 +70,12 @@ type Config struct {
 	// OnEpoch, if set, is called (from a runtime goroutine) when an epoch has
 	// ended at every terminal task.
 	OnEpoch func(EpochStats)
+	// Process is this process's index in the job; Registry, if set,
+	// receives every task instance's counters; Tracer, if set, records
+	// the workers' activities while it is on.
+	Process  int
+	Registry *metrics.Registry
+	Tracer   *trace.Tracer
 }
 
 // EpochStats describes a completed epoch.
@@ -100,7 +108,9 @@ type Runtime struct {
 	start    time.Time
 	tracker  *tracker
 	// Records counts the records read by all sources.
-	records atomic.Int64
+	records  atomic.Int64
+	meters   map[meterKey]*Meter
+	channels uint64 // local channels made
 }
 
 type sourceSpec struct {
@@ -108,6 +118,7 @@ type sourceSpec struct {
 	instance int
 	task     SourceTask
 	terminal int // index in the tracker, or -1
+	meter    *Meter
 }
 
 type serviceSpec struct {
@@ -121,6 +132,7 @@ type taskSpec struct {
 	inbox    *Inbox
 	task     InputTask
 	terminal int // index in the tracker, or -1
+	meter    *Meter
 }
 
 // New returns an empty runtime.
@@ -128,7 +140,10 @@ func New(cfg Config) *Runtime {
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
 	}
-	return &Runtime{cfg: cfg, done: make(chan struct{}), tracker: &tracker{}}
+	if cfg.Registry == nil {
+		cfg.Registry = metrics.NewRegistry(cfg.Process)
+	}
+	return &Runtime{cfg: cfg, done: make(chan struct{}), tracker: &tracker{}, meters: map[meterKey]*Meter{}}
 }
 
 // Done is closed when the runtime stops, by error, cancellation or the end
@@ -154,7 +169,8 @@ func (r *Runtime) NewInbox(name string, instance, depth int) *Inbox {
 // AddSource registers a source instance. A terminal source is one whose
 // fused chain ends in sinks only, with no downstream task.
 func (r *Runtime) AddSource(name string, instance int, t SourceTask, terminal bool) {
-	s := &sourceSpec{name: name, instance: instance, task: t, terminal: -1}
+	s := &sourceSpec{name: name, instance: instance, task: t, terminal: -1, meter: r.Meter(name, instance)}
+	s.meter.M.Source = true
 	if terminal {
 		s.terminal = r.tracker.add()
 	}
@@ -165,7 +181,8 @@ func (r *Runtime) AddSource(name string, instance int, t SourceTask, terminal bo
 // downstream task) reports the epochs it completes, which is how the runtime
 // measures epoch latency.
 func (r *Runtime) AddTask(name string, instance int, in *Inbox, t InputTask, terminal bool) {
-	ts := &taskSpec{name: name, instance: instance, inbox: in, task: t, terminal: -1}
+	ts := &taskSpec{name: name, instance: instance, inbox: in, task: t, terminal: -1, meter: r.Meter(name, instance)}
+	ts.meter.M.Queue = in.queued
 	if terminal {
 		ts.terminal = r.tracker.add()
 	}
@@ -263,194 +280,3 @@ var errStopped = errors.New("runtime: stopped")
 
 // ErrEndOfInput is what SourceTask.Poll returns once its input has ended.
 var ErrEndOfInput = errors.New("runtime: end of input")
-
-func (r *Runtime) runSource(s *sourceSpec) error {
-	err := r.pollSource(s)
-	if cerr := s.task.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func (r *Runtime) pollSource(s *sourceSpec) error {
-	terminal := s.terminal
-	epoch := r.cfg.FirstEpoch
-	count := 0
-	idle := 0
-	// mark ends every epoch up to and including last.
-	mark := func(last progress.Epoch, final bool) error {
-		m := progress.Marker{Epoch: last, Watermark: progress.NoWatermark, Cut: time.Now().UnixNano(), Final: final}
-		if final {
-			m.Watermark = progress.MaxWatermark
-		}
-		if err := s.task.Mark(m); err != nil {
-			return err
-		}
-		if terminal >= 0 {
-			r.tracker.complete(terminal, m)
-		}
-		epoch = last + 1
-		count = 0
-		return nil
-	}
-	for {
-		select {
-		case <-r.done:
-			return errStopped
-		default:
-		}
-		limit := 0
-		if r.cfg.Records > 0 {
-			limit = r.cfg.Records - count
-		}
-		n, err := s.task.Poll(limit)
-		if n > 0 {
-			r.records.Add(int64(n))
-			count += n
-			idle = 0
-		}
-		if err == ErrEndOfInput {
-			return mark(epoch, true)
-		}
-		if err != nil {
-			return err
-		}
-		if r.cfg.Records > 0 {
-			if count >= r.cfg.Records {
-				if err := mark(epoch, false); err != nil {
-					return err
-				}
-			}
-		} else if wall := r.wallEpoch(); wall > epoch {
-			// One marker ends every epoch the clock has passed: a source
-			// that fell behind catches up instead of sending empty epochs.
-			if err := mark(wall-1, false); err != nil {
-				return err
-			}
-		}
-		if n == 0 {
-			idle++
-			if idle > 1 {
-				time.Sleep(time.Millisecond)
-			}
-		}
-	}
-}
-
-func (r *Runtime) runTask(t *taskSpec) error {
-	in := t.inbox
-	n := len(in.chans)
-	if n == 0 {
-		return fmt.Errorf("runtime: task %s has no senders", in.name)
-	}
-	al := progress.NewAligner(n)
-	handle := func(s int, m Message) error {
-		if m.Batch != nil {
-			return t.task.Batch(in.ports[s], m.Batch)
-		}
-		out, ok := al.Mark(s, m.Marker)
-		if !ok {
-			return nil
-		}
-		if err := t.task.Mark(out); err != nil {
-			return err
-		}
-		if t.terminal >= 0 {
-			r.tracker.complete(t.terminal, out)
-		}
-		return nil
-	}
-	if st, ok := t.task.(SequencedTask); ok {
-		return r.runSequenced(in, al, st, handle)
-	}
-	next := 0
-	for !al.Done() {
-		// One message from each sender that is not ahead of the current
-		// epoch, round robin; senders that are ahead are not read, so
-		// they block when their channel fills up.
-		got := false
-		for k := 0; k < n; k++ {
-			s := next + k
-			if s >= n {
-				s -= n
-			}
-			if al.Ahead(s) {
-				continue
-			}
-			select {
-			case m := <-in.chans[s]:
-				got = true
-				if err := handle(s, m); err != nil {
-					return err
-				}
-			default:
-			}
-		}
-		next++
-		if next == n {
-			next = 0
-		}
-		if got {
-			continue
-		}
-		select {
-		case <-in.ready:
-		case <-r.done:
-			return errStopped
-		}
-	}
-	return nil
-}
-
-// runSequenced feeds a task that picks its sender. Senders forward a
-// marker after their last message of an epoch, so when the wanted sender
-// has ended the current epoch, everything the epoch holds has been read
-// and the other senders owe only their markers; they are read until the
-// epoch is aligned. A message other than a marker from them then would
-// break the task's sequence, and is reported.
-func (r *Runtime) runSequenced(in *Inbox, al *progress.Aligner, t SequencedTask, handle func(int, Message) error) error {
-	recv := func(s int) (Message, error) {
-		select {
-		case m := <-in.chans[s]:
-			return m, nil
-		case <-r.done:
-			return Message{}, errStopped
-		}
-	}
-	for !al.Done() {
-		s := t.Next()
-		if s < 0 || s >= len(in.chans) {
-			return fmt.Errorf("runtime: task %s wants sender %d of %d", in.name, s, len(in.chans))
-		}
-		if !al.Ahead(s) {
-			m, err := recv(s)
-			if err != nil {
-				return err
-			}
-			if err := handle(s, m); err != nil {
-				return err
-			}
-			continue
-		}
-		current := al.Current()
-		for o := range in.chans {
-			if al.Done() || al.Current() != current {
-				break
-			}
-			if al.Ahead(o) {
-				continue
-			}
-			m, err := recv(o)
-			if err != nil {
-				return err
-			}
-			if m.Batch != nil {
-				return fmt.Errorf("runtime: task %s: sender %d sent records of epoch %d out of turn", in.name, o, current)
-			}
-			if err := handle(o, m); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}

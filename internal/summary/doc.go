@@ -5,6 +5,10 @@
 // complete, and whether it was asked to stop, a few times per second and
 // once more, marked final, when its part of the job has ended.
 //
+// Feed carries another process figure the same way, as opaque bytes on a
+// channel of its own (the engine sends internal/metrics' ProcessStats):
+// at most once per interval when kicked, and once more, final, at the end.
+//
 // Message and its encoding, and Board (the newest message of every
 // process, and their sums) are pure. Exchange does the I/O over a
 // transport.Network: one goroutine sends on a timer, one per peer

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // link carries one process's channel traffic to one peer: over a TCP
@@ -87,6 +89,8 @@ type table struct {
 	out    map[uint32]*sender
 	in     map[uint32]*receiver
 	closed error // the peer shut down in order
+
+	counts peerCounts
 }
 
 func (t *table) sender(ch uint32) *sender {
@@ -164,7 +168,13 @@ type sender struct {
 	wake    chan struct{}
 
 	size int // capacity of the next Buffer; used by the sending goroutine only
+	// waited is the time Send spent waiting for credit, in nanoseconds.
+	waited atomic.Int64
 }
+
+// CreditWait returns the time Send has spent waiting for credit so far,
+// in nanoseconds.
+func (s *sender) CreditWait() int64 { return s.waited.Load() }
 
 func (s *sender) Buffer() []byte { return getBuf(s.size)[:0] }
 
@@ -176,6 +186,7 @@ func (s *sender) Send(p []byte) error {
 	}
 	s.size = max(s.size, len(p))
 	done := s.t.m.done
+	var since time.Time // when Send began to wait for credit
 	for {
 		select {
 		case <-done:
@@ -195,11 +206,21 @@ func (s *sender) Send(p []byte) error {
 			// even if the Sender is misused by two goroutines.
 			s.credits--
 			s.seq++
+			n := len(p)
 			err := s.t.link.transmit(s.ch, s.seq, p)
 			s.mu.Unlock()
+			var waited time.Duration
+			if !since.IsZero() {
+				waited = time.Since(since)
+				s.waited.Add(int64(waited))
+			}
+			s.t.counts.sent(n, waited)
 			return err
 		}
 		s.mu.Unlock()
+		if since.IsZero() {
+			since = time.Now()
+		}
 		select {
 		case <-s.wake:
 		case <-done:
@@ -254,6 +275,7 @@ func (r *receiver) deliver(seq uint64, p []byte) error {
 	}
 	r.next++
 	r.mu.Unlock()
+	r.t.counts.received(len(p))
 	notify(r.wake)
 	return nil
 }

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// chain returns the name of the task whose head is node head: its
+// operators' names joined by "→".
+func (w *wiring) chain(head int) string {
+	t := w.p.Tasks[w.p.TaskOf[head]]
+	names := make([]string, len(t.Nodes))
+	for i, id := range t.Nodes {
+		names[i] = w.j.Nodes[id].Name
+	}
+	return strings.Join(names, "→")
+}
+
+// nameMeters names the meter of every local task instance after its
+// chain.
+func (w *wiring) nameMeters() {
+	for _, t := range w.p.Tasks {
+		for inst := 0; inst < t.Parallelism; inst++ {
+			if w.pl.local(inst, t.Parallelism) {
+				w.rt.Meter(w.j.Nodes[t.Head].Name, inst).SetName(w.chain(t.Head))
+			}
+		}
+	}
+}
+
+// senderMeter returns the meter of instance inst of the task node id
+// belongs to.
+func (w *wiring) senderMeter(id, inst int) *runtime.Meter {
+	return w.rt.Meter(w.j.Nodes[w.p.Tasks[w.p.TaskOf[id]].Head].Name, inst)
+}
+
+// withKeys gives an outlet of a keyed edge ei the count per key group of
+// its sender s, one per (edge, sender), adding into the receiving
+// chain's load.
+func (w *wiring) withKeys(o runtime.Outlet, ei, s int) runtime.Outlet {
+	e := w.p.Edges[ei]
+	if e.Exchange != plan.KeyGroup {
+		return o
+	}
+	k := [2]int{ei, s}
+	c := w.keys[k]
+	if c == nil {
+		c = w.j.reg.Load(w.chain(e.To), w.j.Cfg.KeyGroups).Counter()
+		w.keys[k] = c
+	}
+	return o.WithKeys(c)
+}
+
+// registry returns the figures of the job's current (or last) run.
+func (j *Job) registry() *metrics.Registry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.reg
+}
+
+// peerStats returns what reads the traffic with each peer of net, or nil
+// if net does not count it.
+func peerStats(net transport.Network) func() []metrics.PeerStats {
+	pc, ok := net.(interface{ Peers() []transport.PeerCounts })
+	if !ok {
+		return nil
+	}
+	return func() []metrics.PeerStats {
+		cs := pc.Peers()
+		out := make([]metrics.PeerStats, len(cs))
+		for i, c := range cs {
+			out[i] = metrics.PeerStats{Peer: c.Peer, BytesOut: c.BytesOut, FramesOut: c.FramesOut,
+				BytesIn: c.BytesIn, FramesIn: c.FramesIn, CreditWait: c.CreditWait}
+		}
+		return out
+	}
+}
