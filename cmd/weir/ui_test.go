@@ -24,7 +24,9 @@ const chromium = "/usr/bin/chromium"
 // The dashboard of a running 2-process YSB job, in headless Chromium:
 // process 1's page (which shows the whole job) draws the plan's tasks and
 // a records figure that grows while it polls; process 0's page, loaded
-// after, shows more records still and an epoch that advances, and a
+// after, shows more records still and an epoch that advances; each page
+// comes to show both processes (the peers' figures arrive at their epoch
+// ends, also from a process without terminal tasks); and a
 // screenshot of it after several seconds of history is saved outside the
 // repository.
 func TestDashboardInChromium(t *testing.T) {
@@ -44,12 +46,12 @@ func TestDashboardInChromium(t *testing.T) {
 	b := startBrowser(t, fmt.Sprintf("http://127.0.0.1:%d/", base+1), 1400, 1000)
 	first := waitPage(t, b, "the graph and a records figure", func(f pageFigures) bool { return len(f.Nodes) > 0 && f.Records > 0 })
 	second := waitPage(t, b, "records to grow and a throughput", func(f pageFigures) bool {
-		return f.Records > first.Records && f.Throughput != ""
+		return f.Records > first.Records && f.Throughput != "" && f.Processes == "2 of 2"
 	})
 	b.navigate(t, fmt.Sprintf("http://127.0.0.1:%d/", base))
 	third := waitPage(t, b, "process 0's page to show an epoch", func(f pageFigures) bool { return len(f.Nodes) > 0 && f.Epoch > 0 })
 	fourth := waitPage(t, b, "process 0's page to chart 8 samples and a later epoch", func(f pageFigures) bool {
-		return f.Samples >= 8 && f.Epoch > third.Epoch && f.Records > third.Records
+		return f.Samples >= 8 && f.Epoch > third.Epoch && f.Records > third.Records && f.Processes == "2 of 2"
 	})
 	for i, f := range []pageFigures{first, second, third, fourth} {
 		if !slices.Equal(f.Nodes, tasks) {

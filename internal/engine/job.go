@@ -221,6 +221,14 @@ func (j *Job) newRuntime() *runtime.Runtime {
 		Process:    j.Process(),
 		Registry:   reg,
 		Tracer:     j.tracer,
+		// A process whose instances end epochs sends its figures, also
+		// one without terminal tasks (whose OnEpoch never fires).
+		OnInstanceEpoch: func() {
+			j.mu.Lock()
+			feed := j.feed
+			j.mu.Unlock()
+			feed.kick()
+		},
 		OnEpoch: func(s runtime.EpochStats) {
 			reg.Epoch(uint64(s.Epoch), s.Watermark, s.Latency, s.Final)
 			j.mu.Lock()

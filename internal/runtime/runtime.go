@@ -70,6 +70,10 @@ type Config struct {
 	// OnEpoch, if set, is called (from a runtime goroutine) when an epoch has
 	// ended at every terminal task.
 	OnEpoch func(EpochStats)
+	// OnInstanceEpoch, if set, is called (from the instance's goroutine)
+	// each time a task or source instance has ended an epoch; it must
+	// not block.
+	OnInstanceEpoch func()
 	// Process is this process's index in the job; Registry, if set,
 	// receives every task instance's counters; Tracer, if set, records
 	// the workers' activities while it is on.

@@ -56,6 +56,7 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 		}
 		m.M.Complete(uint64(mk.Epoch), mk.Watermark)
 		m.Flush()
+		r.instanceEpoch()
 		if terminal >= 0 {
 			r.tracker.complete(terminal, mk)
 		}
@@ -133,6 +134,7 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		}
 		m.M.Complete(uint64(out.Epoch), out.Watermark)
 		m.Flush()
+		r.instanceEpoch()
 		if t.terminal >= 0 {
 			r.tracker.complete(t.terminal, out)
 		}
@@ -246,4 +248,11 @@ func (r *Runtime) runSequenced(in *Inbox, m *Meter, al *progress.Aligner, t Sequ
 		}
 	}
 	return nil
+}
+
+// instanceEpoch tells the job that an instance ended an epoch.
+func (r *Runtime) instanceEpoch() {
+	if r.cfg.OnInstanceEpoch != nil {
+		r.cfg.OnInstanceEpoch()
+	}
 }
