@@ -146,16 +146,20 @@ func TestLaunchMetrics(t *testing.T) {
 				seen = append(seen, n)
 			}
 		}
-		job, err := scrapeMetrics(url + "?scope=job")
-		if err != nil || job == nil {
-			t.Fatalf("scope=job: %v", err)
-		}
 		// Every process's figures as this one heard them, each under
-		// its own label, and always its own.
-		rs := recordsRead(t, job)
-		if _, ok := rs[strconv.Itoa(i)]; !ok || len(rs) > 2 {
-			t.Errorf("process %d: scope=job's records counters are %v", i, rs)
+		// its own label: both, once the peer's first figures are in.
+		var job map[string]*dto.MetricFamily
+		var rs map[string]float64
+		for deadline := time.Now().Add(time.Minute); len(rs) < 2; {
+			var err error
+			if job, err = scrapeMetrics(url + "?scope=job"); err != nil || job == nil {
+				t.Fatalf("scope=job: %v", err)
+			}
+			if rs = recordsRead(t, job); time.Now().After(deadline) {
+				t.Fatalf("process %d: scope=job's records counters are %v, want both processes", i, rs)
+			}
 		}
+		checkInstanceFigures(t, job, i)
 		for p := range rs {
 			if p != "0" && p != "1" {
 				t.Errorf("process %d: scope=job has a process %s", i, p)
@@ -185,4 +189,41 @@ func TestMetricsFlagRefused(t *testing.T) {
 	}
 	defer l.Close()
 	mustFail(t, []string{"run", "ysb", "--events", "10", "--metrics", l.Addr().String()}, "--metrics "+l.Addr().String(), "in use")
+}
+
+// checkInstanceFigures checks process i's per-instance and per-peer
+// figures in a scrape: its source instances read no more than the
+// process's records counter says and some records, some useful time was
+// spent, and it sent the other process bytes.
+func checkInstanceFigures(t *testing.T, fams map[string]*dto.MetricFamily, i int) {
+	t.Helper()
+	p := strconv.Itoa(i)
+	sum := func(name string, match func(map[string]string) bool) (float64, int) {
+		var v float64
+		n := 0
+		for _, m := range fams[name].GetMetric() {
+			l := map[string]string{}
+			for _, lp := range m.Label {
+				l[lp.GetName()] = lp.GetValue()
+			}
+			if l["process"] == p && match(l) {
+				v += m.GetCounter().GetValue()
+				n++
+			}
+		}
+		return v, n
+	}
+	src := func(l map[string]string) bool { return strings.HasPrefix(l["operator"], "ysb-generator") }
+	in, n := sum("weir_records_in_total", src)
+	read := recordsRead(t, fams)[p]
+	if n == 0 || in <= 0 || in > read {
+		t.Errorf("process %d: its %d source instances took in %v records; the process read %v", i, n, in, read)
+	}
+	if u, _ := sum("weir_useful_seconds_total", func(map[string]string) bool { return true }); u <= 0 {
+		t.Errorf("process %d: useful time %v", i, u)
+	}
+	peer := strconv.Itoa(1 - i)
+	if b, n := sum("weir_peer_bytes_out_total", func(l map[string]string) bool { return l["peer"] == peer }); n != 1 || b <= 0 {
+		t.Errorf("process %d: bytes out to process %s: %v (%d series)", i, peer, b, n)
+	}
 }

@@ -158,12 +158,14 @@ func (r *Registry) Snapshot(now time.Time) ProcessStats {
 	r.mu.Unlock()
 	ps.Epoch, ps.Watermark, ps.Final = r.epoch.Load(), r.watermark.Load(), r.final.Load()
 	ps.WatermarkLag = Lag(now.UnixNano(), ps.Watermark)
-	if r.Records != nil {
-		ps.Records = r.Records()
-	}
 	ps.Instances = make([]InstanceStats, len(insts))
 	for i, in := range insts {
 		ps.Instances[i] = in.Stats(ps.Time)
+	}
+	if r.Records != nil {
+		// Read after the instances: a source counts the records read
+		// before its own records in, so here they are never fewer.
+		ps.Records = r.Records()
 	}
 	if !r.epochs.Load() && len(insts) > 0 {
 		// No terminal instance here: the epoch every instance completed.
