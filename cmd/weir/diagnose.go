@@ -307,7 +307,7 @@ func (r *diagResult) print(w io.Writer) {
 				width = max(width, len(x.Name))
 			}
 		}
-		fmt.Fprintf(w, "    %-*s  %-*s  %-*s\n", width+7, "CP", width+7, "busy (trace)", width+7, "useful (stats)")
+		fmt.Fprintf(w, "    %-*s  %-*s  %s\n", width+7, "CP", width+7, "busy (trace)", "useful (stats)")
 		for i := range len(k.CP) {
 			var line strings.Builder
 			for _, c := range cols {
