@@ -137,16 +137,25 @@ func (o Outlet) Mark(m progress.Marker) error {
 }
 
 func (o Outlet) send(m Message) error {
+	// The send is timed before the message is in the channel, where the
+	// receiver may take it at once: a send never ends after its receive.
+	l := o.link
+	tracing := l != nil && l.m != nil && l.m.Tracing()
+	var t int64
+	if tracing {
+		t = Now()
+	}
 	select {
 	case o.ch <- m:
 	default:
-		if err := o.wait(m); err != nil {
+		t1, err := o.wait(m)
+		if err != nil {
 			return err
 		}
+		t = max(t, t1)
 	}
-	if l := o.link; l != nil {
-		if l.m != nil && l.m.Tracing() {
-			t := Now()
+	if l != nil {
+		if tracing {
 			l.m.Event(trace.Send, t, t, l.id, l.seq)
 		}
 		l.seq++
@@ -159,8 +168,9 @@ func (o Outlet) send(m Message) error {
 }
 
 // wait sends m on a full channel: the sender waits for space
-// (backpressure).
-func (o Outlet) wait(m Message) error {
+// (backpressure). It returns when the wait ended, when the sender is
+// metered.
+func (o Outlet) wait(m Message) (int64, error) {
 	var mt *Meter
 	if o.link != nil {
 		mt = o.link.m
@@ -172,14 +182,15 @@ func (o Outlet) wait(m Message) error {
 	select {
 	case o.ch <- m:
 	case <-o.in.rt.done:
-		return errStopped
+		return 0, errStopped
 	}
+	var t1 int64
 	if mt != nil {
-		t1 := Now()
+		t1 = Now()
 		mt.Blocked(t1 - t0)
 		if mt.Tracing() {
 			mt.Event(trace.WaitCredit, t0, t1, 0, 0)
 		}
 	}
-	return nil
+	return t1, nil
 }

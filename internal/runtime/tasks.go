@@ -141,7 +141,14 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		return nil
 	}
 	handle := func(s int, msg Message) error {
-		in.recv(m, s, m.last, m.Tracing())
+		tracing, at := m.Tracing(), m.last
+		if tracing {
+			// The message may have been sent after the last mark: the
+			// receive is now, and the loop's time since counts as busy.
+			at = Now()
+			m.busy(at)
+		}
+		in.recv(m, s, at, tracing)
 		if msg.Batch != nil {
 			m.M.AddIn(Records(msg.Batch))
 			return step(m, trace.Processing, func() error { return t.task.Batch(in.ports[s], msg.Batch) })
