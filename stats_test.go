@@ -84,6 +84,26 @@ func checkStatsJob(t *testing.T, st weir.JobStats, in []rec, groups int, dist bo
 		if len(loads) != 1 || loads[0].Operator != cnt.Operator || !slices.Equal(loads[0].Counts, load) {
 			t.Errorf("key-group loads %v, want %s: %v", loads, cnt.Operator, load)
 		}
+		// Each instance's key groups, counted where the records were
+		// sent, add up to the records it took in, and together they are
+		// the plain count.
+		got := make([]int64, groups)
+		for _, in := range st.Instances() {
+			if in.Operator != cnt.Operator {
+				continue
+			}
+			var sum int64
+			for k, n := range in.KeyGroups {
+				got[in.KeyGroupLo+k] += n
+				sum += n
+			}
+			if sum != in.RecordsIn {
+				t.Errorf("%s#%d: its key groups hold %d records, it took in %d", in.Operator, in.Instance, sum, in.RecordsIn)
+			}
+		}
+		if !slices.Equal(got, load) {
+			t.Errorf("the instances' key-group loads are %v, want %v", got, load)
+		}
 	}
 	for _, in := range st.Instances() {
 		if busy := in.Useful + in.Idle + in.Backpressure; busy > in.Lifetime+time.Millisecond || busy < in.Lifetime*8/10-10*time.Millisecond {

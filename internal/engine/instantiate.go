@@ -30,6 +30,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 		return err
 	}
 	w := newWiring(j, p, rt, pl, net)
+	w.keyedChains()
 	w.nameMeters()
 	w.makeInboxes()
 	if err := w.connect(); err != nil {

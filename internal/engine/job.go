@@ -47,6 +47,9 @@ type Job struct {
 	// them to the other processes and keeps theirs.
 	reg  *metrics.Registry
 	feed *statsFeed
+	// keyedPar is the parallelism of every chain a keyed exchange feeds,
+	// by name, for the key-group loads of its instances.
+	keyedPar map[string]int
 }
 
 // NewJob returns an empty job.

@@ -79,3 +79,17 @@ func peerStats(net transport.Network) func() []metrics.PeerStats {
 		return out
 	}
 }
+
+// keyedChains records the parallelism of every chain a keyed exchange
+// feeds, which Stats needs to give each instance its key groups' loads.
+func (w *wiring) keyedChains() {
+	par := map[string]int{}
+	for _, e := range w.p.Edges {
+		if e.Exchange == plan.KeyGroup {
+			par[w.chain(e.To)] = w.par[e.To]
+		}
+	}
+	w.j.mu.Lock()
+	w.j.keyedPar = par
+	w.j.mu.Unlock()
+}

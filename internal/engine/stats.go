@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/summary"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -84,5 +85,19 @@ func (j *Job) Stats() metrics.JobStats {
 		f.mu.Unlock()
 	}
 	st.Processes[j.Process()] = reg.Snapshot(time.Now())
+	st.AssignLoads(j.loadOwner)
 	return st
+}
+
+// loadOwner returns, for a keyed chain named op, the owner of each key
+// group: the routing table its keyed exchanges use.
+func (j *Job) loadOwner(op string) func(kg int) int {
+	j.mu.Lock()
+	par, ok := j.keyedPar[op]
+	j.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	rt := j.Routing(par)
+	return func(kg int) int { return rt.Owner(partition.KeyGroup(kg)) }
 }

@@ -216,3 +216,45 @@ func DS2Parallelism(nodes []DS2Node) []int {
 	}
 	return par
 }
+
+// AssignLoads fills the KeyGroupLo and KeyGroups of every instance of a
+// keyed operator from the loads of every process summed (Loads): the
+// records sent to the key groups the instance owns, which are the records
+// it received. owner returns, for an operator's name, which instance owns
+// a key group, or nil for an operator that is not keyed. The range runs
+// from the instance's first key group to its last; a key group inside it
+// that another instance owns counts 0.
+func (js *JobStats) AssignLoads(owner func(op string) func(kg int) int) {
+	by := map[string][]int64{}
+	for _, l := range js.Loads() {
+		by[l.Operator] = l.Counts
+	}
+	for p := range js.Processes {
+		for i := range js.Processes[p].Instances {
+			in := &js.Processes[p].Instances[i]
+			c, ok := by[in.Operator]
+			own := owner(in.Operator)
+			if !ok || own == nil {
+				continue
+			}
+			lo, hi := -1, -1
+			for kg := range c {
+				if own(kg) == in.Instance {
+					if lo < 0 {
+						lo = kg
+					}
+					hi = kg + 1
+				}
+			}
+			if lo < 0 {
+				continue
+			}
+			in.KeyGroupLo, in.KeyGroups = lo, make([]int64, hi-lo)
+			for kg := lo; kg < hi; kg++ {
+				if own(kg) == in.Instance {
+					in.KeyGroups[kg-lo] = c[kg]
+				}
+			}
+		}
+	}
+}

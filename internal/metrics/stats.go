@@ -36,7 +36,9 @@ type InstanceStats struct {
 	Epoch     uint64 `json:"epoch"`
 	Watermark int64  `json:"watermark"`
 	// KeyGroups, for an instance of a keyed operator, counts the records
-	// it received per key group, from key group KeyGroupLo on.
+	// it received per key group, from key group KeyGroupLo on. They are
+	// counted where the records are sent (ProcessStats.Loads) and filled
+	// in by JobStats.AssignLoads: Job.Stats does.
 	KeyGroupLo int     `json:"key_group_lo,omitempty"`
 	KeyGroups  []int64 `json:"key_groups,omitempty"`
 }
