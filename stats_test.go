@@ -248,3 +248,44 @@ func TestStatsCheckpoints(t *testing.T) {
 		t.Errorf("checkpoint %d not complete: %+v", cps[len(cps)-2].ID, cps)
 	}
 }
+
+// Two tasks whose operators have the same name keep figures of their
+// own: the second chain's name gets " (2)", and each takes in every record
+// (they were once merged into one, counted twice, by two goroutines).
+func TestStatsSameNames(t *testing.T) {
+	in := statsInput(5000)
+	j := weir.NewJob("same", weir.Workers(2), weir.EpochRecords(500))
+	s := weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 64})
+	a := weir.Process(weir.KeyBy(s, func(r rec) string { return r.Key }), func(_ string, st *int, r rec, out []rec) []rec {
+		return append(out, r)
+	}, weir.Name("x"))
+	b := weir.Process(weir.KeyBy(a, func(r rec) int { return r.ID }), func(_ int, st *int, r rec, out []rec) []rec {
+		return append(out, r)
+	}, weir.Name("x"))
+	out := &weir.Collect[rec]{}
+	weir.Sink(b, out, weir.Name("out"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ops := j.Stats().Operators()
+	got := map[string]int64{}
+	for _, o := range ops {
+		got[o.Operator] = o.RecordsIn
+	}
+	if got["x"] != int64(len(in)) || got["x (2)"] != int64(len(in)) {
+		t.Errorf("records in by chain %v, want %d for x and for x (2)", got, len(in))
+	}
+	topo, err := j.Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tk := range topo.Tasks {
+		names = append(names, tk.Name)
+	}
+	if !slices.Contains(names, "x") || !slices.Contains(names, "x (2)") {
+		t.Errorf("topology tasks %q, want x and x (2)", names)
+	}
+}

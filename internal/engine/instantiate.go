@@ -70,6 +70,8 @@ type wiring struct {
 	inEdge    map[int]plan.Edge
 	opened    []runtime.SourceTask           // readers opened, closed again if a later one fails
 	keys      map[[2]int]*metrics.KeyCounter // (edge, sender) -> its count per key group
+	heads     []string                       // task -> its name in the runtime (taskNames)
+	chains    []string                       // task -> its chain's name (taskNames)
 }
 
 // slotKey is a receiver's slot for one sender over one edge.
@@ -82,6 +84,7 @@ func newWiring(j *Job, p *plan.Physical, rt *runtime.Runtime, pl placement, net 
 	for _, pn := range p.Nodes {
 		w.par[pn.ID] = pn.Parallelism
 	}
+	w.heads, w.chains = taskNames(p, func(id int) string { return j.Nodes[id].Name })
 	for ei, e := range p.Edges {
 		w.outEdges[[2]int{e.From, e.FromPort}] = append(w.outEdges[[2]int{e.From, e.FromPort}], ei)
 		w.inEdge[e.To] = e // the input edge of a one-input node
@@ -101,7 +104,7 @@ func (w *wiring) makeInboxes() {
 		w.inboxes[n.Id] = make([]*runtime.Inbox, t.Parallelism)
 		for i := 0; i < t.Parallelism; i++ {
 			if w.pl.local(i, t.Parallelism) {
-				w.inboxes[n.Id][i] = w.rt.NewInbox(n.Name, i, w.j.Cfg.QueueDepth)
+				w.inboxes[n.Id][i] = w.rt.NewInbox(w.runName(n.Id), i, w.j.Cfg.QueueDepth)
 			}
 		}
 	}
@@ -137,7 +140,7 @@ func (w *wiring) connect() error {
 				proc := w.pl.proc(s, w.par[e.From])
 				from := fmt.Sprintf("%s#%d from process %d", w.j.Nodes[e.To].Name, r, proc)
 				pm := w.rt.NewMeter(fmt.Sprintf("%s from process %d", w.chain(e.To), proc), r)
-				recv := w.rt.Meter(w.j.Nodes[e.To].Name, r).M
+				recv := w.rt.Meter(w.runName(e.To), r).M
 				w.rt.AddService(from, exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv))
 			}
 		}
@@ -294,7 +297,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 				return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
 			}
 		}
-		w.rt.AddSource(n.Name, inst, st, terminal)
+		w.rt.AddSource(w.runName(n.Id), inst, st, terminal)
 		return nil
 	}
 	it, err := n.NewTask(tc, outs)
@@ -309,7 +312,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 		r.id = j.coord.join()
 		it = hookMarks(it, r.after)
 	}
-	w.rt.AddTask(n.Name, inst, w.inboxes[n.Id][inst], it, terminal)
+	w.rt.AddTask(w.runName(n.Id), inst, w.inboxes[n.Id][inst], it, terminal)
 	return nil
 }
 

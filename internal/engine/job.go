@@ -50,6 +50,10 @@ type Job struct {
 	// keyedPar is the parallelism of every chain a keyed exchange feeds,
 	// by name, for the key-group loads of its instances.
 	keyedPar map[string]int
+	// statsReady is set once the run's instances are all made and wired,
+	// before which Stats reads none of reg (its instances are still being
+	// set up).
+	statsReady bool
 }
 
 // NewJob returns an empty job.
@@ -171,6 +175,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	j.mu.Lock()
 	j.rt = rt
+	j.statsReady = true // every instance is wired: Stats may read them
 	j.mu.Unlock()
 	if net != nil {
 		var cancel context.CancelCauseFunc

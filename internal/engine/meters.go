@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/weirstream/weir/internal/metrics"
@@ -10,14 +11,36 @@ import (
 )
 
 // chain returns the name of the task whose head is node head: its
-// operators' names joined by "→".
-func (w *wiring) chain(head int) string {
-	t := w.p.Tasks[w.p.TaskOf[head]]
-	names := make([]string, len(t.Nodes))
-	for i, id := range t.Nodes {
-		names[i] = w.j.Nodes[id].Name
+// operators' names joined by "→", made unique (taskNames).
+func (w *wiring) chain(head int) string { return w.chains[w.p.TaskOf[head]] }
+
+// runName returns the name the runtime knows the task of node id by: its
+// head operator's name, made unique (taskNames).
+func (w *wiring) runName(id int) string { return w.heads[w.p.TaskOf[id]] }
+
+// taskNames names every task of p twice: by its head operator, for the
+// runtime (errors name it), and by its chain of operators joined by "→",
+// for its figures and traces. Operator names need not be unique, but a
+// task's figures are found by name, so the second and later tasks of a
+// name get " (2)", " (3)"... appended.
+func taskNames(p *plan.Physical, name func(id int) string) (heads, chains []string) {
+	unique := func(seen map[string]int, n string) string {
+		seen[n]++
+		if k := seen[n]; k > 1 {
+			return fmt.Sprintf("%s (%d)", n, k)
+		}
+		return n
 	}
-	return strings.Join(names, "→")
+	hs, cs := map[string]int{}, map[string]int{}
+	for _, t := range p.Tasks {
+		names := make([]string, len(t.Nodes))
+		for i, id := range t.Nodes {
+			names[i] = name(id)
+		}
+		heads = append(heads, unique(hs, name(t.Head)))
+		chains = append(chains, unique(cs, strings.Join(names, "→")))
+	}
+	return heads, chains
 }
 
 // nameMeters names the meter of every local task instance after its
@@ -26,7 +49,7 @@ func (w *wiring) nameMeters() {
 	for _, t := range w.p.Tasks {
 		for inst := 0; inst < t.Parallelism; inst++ {
 			if w.pl.local(inst, t.Parallelism) {
-				w.rt.Meter(w.j.Nodes[t.Head].Name, inst).SetName(w.chain(t.Head))
+				w.rt.Meter(w.runName(t.Head), inst).SetName(w.chain(t.Head))
 			}
 		}
 	}
@@ -35,7 +58,7 @@ func (w *wiring) nameMeters() {
 // senderMeter returns the meter of instance inst of the task node id
 // belongs to.
 func (w *wiring) senderMeter(id, inst int) *runtime.Meter {
-	return w.rt.Meter(w.j.Nodes[w.p.Tasks[w.p.TaskOf[id]].Head].Name, inst)
+	return w.rt.Meter(w.runName(id), inst)
 }
 
 // withKeys gives an outlet of a keyed edge ei the count per key group of

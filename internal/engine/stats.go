@@ -71,8 +71,9 @@ func (j *Job) Stats() metrics.JobStats {
 	st.Critical = j.critical()
 	j.mu.Lock()
 	reg, f := j.reg, j.feed
+	ready := j.statsReady
 	j.mu.Unlock()
-	if reg == nil {
+	if reg == nil || !ready {
 		return st
 	}
 	if f != nil {

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strings"
-
 	"github.com/weirstream/weir/internal/plan"
 )
 
@@ -77,17 +75,16 @@ func topologyOf(p *plan.Physical) Topology {
 		byID[n.ID] = n
 	}
 	var t Topology
+	_, chains := taskNames(p, func(id int) string { return byID[id].Name })
 	for i, pt := range p.Tasks {
 		head := byID[pt.Head]
 		tt := TopologyTask{ID: i, Parallelism: pt.Parallelism, Region: p.RegionOf[pt.Head], Kind: kindNames[head.Kind]}
-		names := make([]string, len(pt.Nodes))
-		for k, id := range pt.Nodes {
+		for _, id := range pt.Nodes {
 			n := byID[id]
-			names[k] = n.Name
 			tt.Operators = append(tt.Operators, TopologyOperator{Name: n.Name, Op: n.Op})
 			tt.Keyed = tt.Keyed || (n.State == plan.Keyed && pt.Parallelism > 1)
 		}
-		tt.Name = strings.Join(names, "→")
+		tt.Name = chains[i]
 		t.Tasks = append(t.Tasks, tt)
 	}
 	for _, e := range p.Edges {

@@ -145,6 +145,7 @@ func (tr *tracing) close() error {
 	tr.mu.Lock()
 	tr.ended = true
 	tr.mu.Unlock()
+	tr.t.SetOn(false) // the run is over: Tracing says so
 	if tr.w == nil {
 		return nil
 	}

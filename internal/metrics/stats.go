@@ -13,8 +13,8 @@ type InstanceStats struct {
 	// Source is set on a source instance, which has no input queue.
 	Source bool `json:"source,omitempty"`
 	// RecordsIn are the records the instance took in (read, for a
-	// source); RecordsOut those it sent on (or wrote, for a chain that
-	// ends in sinks). BytesIn and BytesOut count encoded bytes, which
+	// source); RecordsOut those it sent on to other tasks (a chain that
+	// ends in sinks sends none: what sinks write is not counted). BytesIn and BytesOut count encoded bytes, which
 	// exist only where records cross a process boundary.
 	RecordsIn  int64 `json:"records_in"`
 	RecordsOut int64 `json:"records_out"`
@@ -60,7 +60,8 @@ type CheckpointStats struct {
 	// Start is when the process began its part (Unix nanoseconds);
 	// Duration runs from there to its part written; Alignment is how long
 	// the checkpoint epoch took to end at every instance of the process
-	// after the first one ended it; Bytes is the part's size.
+	// after the first one ended it; Bytes is the size of the part's
+	// state blobs and source positions.
 	Start     int64         `json:"start"`
 	Duration  time.Duration `json:"duration_ns"`
 	Alignment time.Duration `json:"alignment_ns"`
