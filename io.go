@@ -97,6 +97,12 @@ type Identified = dataflow.Identified
 // position it had when the checkpoint was taken.
 type Seekable = dataflow.Seekable
 
+// Waiter is a Reader whose Read may wait for input (a generator pacing
+// itself, a client waiting on a broker): Waited returns the time it has
+// waited so far, which the job's figures count as the source waiting
+// rather than working.
+type Waiter = dataflow.Waiter
+
 // Rescalable is a Seekable reader that can also resume where a run with a
 // different number of readers stopped, which restoring a checkpoint with
 // another parallelism needs.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/gen"
 	"github.com/weirstream/weir/internal/exchange"
 	kgs "github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/transport"
@@ -287,5 +288,32 @@ func TestStatsSameNames(t *testing.T) {
 	}
 	if !slices.Contains(names, "x") || !slices.Contains(names, "x (2)") {
 		t.Errorf("topology tasks %q, want x and x (2)", names)
+	}
+}
+
+// A paced source spends most of its time waiting for records to be due:
+// its figures count that as idle, not useful, for the generators and for
+// weir.Paced alike.
+func TestStatsPacedSourceIdle(t *testing.T) {
+	for name, src := range map[string]weir.Input[gen.YSBEvent]{
+		"generator": gen.YSB{Rate: 4000, Events: 4000, BatchSize: 100},
+		"Paced":     weir.Paced[gen.YSBEvent](gen.YSB{Events: 4000, BatchSize: 100}, 4000),
+	} {
+		t.Run(name, func(t *testing.T) {
+			j := weir.NewJob("paced", weir.Workers(1), weir.BatchInterval(50*time.Millisecond))
+			s := weir.Source(j, "src", src)
+			weir.Sink(s, &weir.Collect[gen.YSBEvent]{}, weir.Name("out"))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := j.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, in := range j.Stats().Instances() {
+				if in.Source && in.Useful > in.Idle/2 {
+					t.Errorf("%s#%d: useful %v, idle %v over %v: a source paced to a second's records should wait most of it",
+						in.Operator, in.Instance, in.Useful, in.Idle, in.Lifetime)
+				}
+			}
+		})
 	}
 }

@@ -55,7 +55,8 @@ type schedule struct {
 	ragged   bool
 	batchSeq uint64
 
-	rate     float64 // this instance's records/s; 0 = unpaced
+	rate     float64       // this instance's records/s; 0 = unpaced
+	slept    time.Duration // spent in pacing sleeps (Waited)
 	duration time.Duration
 	started  bool
 	start    time.Time // of the first Read (since Open or Seek)
@@ -165,6 +166,7 @@ func (s *schedule) next() (int, error) {
 		}
 		time.Sleep(max(wait, 0))
 		elapsed = time.Since(s.start)
+		s.slept += elapsed - now.Sub(s.start)
 		if s.over(elapsed) {
 			return 0, io.EOF
 		}
@@ -283,6 +285,9 @@ func (r *reader[T]) Read() ([]T, error) {
 	r.s.advance(n)
 	return b, nil
 }
+
+// Waited implements weir.Waiter: the time Read slept to pace the records.
+func (r *reader[T]) Waited() time.Duration { return r.s.slept }
 
 // Close implements weir.Reader. Read returns io.EOF after Close.
 func (r *reader[T]) Close() error {

@@ -51,6 +51,17 @@ type pacedReader[T any] struct {
 	err     error // the inner Read's error, returned once rest is out
 	inner   int   // length of the inner Read's batch
 	out     int   // length of the batch Read returned last
+	slept   time.Duration
+}
+
+// Waited implements dataflow.Waiter: the time Read slept to pace the
+// records, and what the inner reader waited.
+func (p *pacedReader[T]) Waited() time.Duration {
+	d := p.slept
+	if w, ok := p.r.(dataflow.Waiter); ok {
+		d += w.Waited()
+	}
+	return d
 }
 
 // Position implements Seekable if the inner reader does: the records of
@@ -100,7 +111,9 @@ func (p *pacedReader[T]) Read() ([]T, error) {
 	due := int64(time.Since(p.start).Seconds()*p.rate) + 1 - p.emitted
 	if due <= 0 {
 		wait := time.Duration(float64(-due+1) / p.rate * float64(time.Second))
+		t0 := time.Now()
 		time.Sleep(min(wait, maxWait))
+		p.slept += time.Since(t0)
 		p.out = 0
 		return nil, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"time"
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/plan"
@@ -85,6 +86,15 @@ func (s *sourceTask[T]) Seek(pos []byte) error {
 		return fmt.Errorf("weir: the reader %T cannot be checkpointed: it does not implement weir.Seekable", s.r)
 	}
 	return r.Seek(pos)
+}
+
+// Waited is the time the reader has waited for input (dataflow.Waiter),
+// 0 if it does not say.
+func (s *sourceTask[T]) Waited() time.Duration {
+	if w, ok := s.r.(dataflow.Waiter); ok {
+		return w.Waited()
+	}
+	return 0
 }
 
 func (s *sourceTask[T]) Poll(limit int) (int, error) {

@@ -104,6 +104,13 @@ func (m *Meter) idle(t int64, tracing bool) {
 	m.last = t
 }
 
+// waited moves d nanoseconds of the last busy stretch to waiting for
+// input: a source's reader said it spent them waiting (Waiter).
+func (m *Meter) waited(d int64) {
+	m.M.AddBusy(-d)
+	m.M.AddIdle(d)
+}
+
 // Blocked counts d nanoseconds spent waiting for output space, within
 // a busy stretch.
 func (m *Meter) Blocked(d int64) { m.M.AddBlocked(d) }

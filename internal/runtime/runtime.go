@@ -30,6 +30,13 @@ type SourceTask interface {
 	Close() error
 }
 
+// Waiter is what a SourceTask implements when its Poll may wait for
+// input: Waited returns the time spent waiting so far, which the source's
+// figures count as idle rather than useful.
+type Waiter interface {
+	Waited() time.Duration
+}
+
 // InputTask is one instance of an operator fed through an inbox.
 type InputTask interface {
 	// Batch processes a batch that arrived on an input port. The task owns

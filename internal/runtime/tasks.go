@@ -45,6 +45,8 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 	count := 0
 	idle := 0
 	m := s.meter
+	waiter, _ := s.task.(Waiter)
+	var waited time.Duration
 	// mark ends every epoch up to and including last.
 	mark := func(last progress.Epoch, final bool) error {
 		mk := progress.Marker{Epoch: last, Watermark: progress.NoWatermark, Cut: time.Now().UnixNano(), Final: final}
@@ -79,6 +81,12 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 			n, err = s.task.Poll(limit)
 			return err
 		})
+		if waiter != nil {
+			if w := waiter.Waited(); w > waited {
+				m.waited(int64(w - waited))
+				waited = w
+			}
+		}
 		if n > 0 {
 			r.records.Add(int64(n))
 			m.M.AddIn(n)
