@@ -24,7 +24,7 @@ var (
 	}
 	goAllowed = []string{"internal/runtime", "internal/transport", "cmd"}
 	pureDirs  = []string{"internal/plan", "internal/progress", "internal/window", "internal/partition",
-		"internal/state", "internal/jobid", "internal/cluster", "internal/coord", "internal/report", "internal/trace/critical"}
+		"internal/state", "internal/jobid", "internal/cluster", "internal/coord", "internal/report", "internal/trace/critical", "internal/migrate"}
 )
 
 func module(t *testing.T) []File {
