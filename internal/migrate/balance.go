@@ -2,7 +2,7 @@ package migrate
 
 import "slices"
 
-// balance evens out the bytes of the colour classes without changing
+// balance evens out the bytes (weight per edge) of the colour classes without changing
 // their number or breaking the cap m (0: none). The union of two classes
 // is a set of alternating paths and even cycles, and swapping the colours
 // of any one of them leaves both classes matchings. Each round takes the
@@ -10,14 +10,14 @@ import "slices"
 // lowers the heavier of the pair the most; it stops when no swap lowers
 // the heaviest class. Every swap lowers the sorted vector of class bytes,
 // so it ends; rounds are bounded as well.
-func (c *colouring) balance(moves []Move, sizes []int64, m int) {
+func (c *colouring) balance(weight []int64, m int) {
 	k := len(c.members)
 	bytes := make([]int64, k)
 	for e, col := range c.colour {
-		bytes[col] += sizes[moves[e].KeyGroup]
+		bytes[col] += weight[e]
 	}
 	order := make([]int32, k)
-	for round := 0; round < len(moves)+k; round++ {
+	for round := 0; round < len(weight)+k; round++ {
 		h := int32(slices.Index(bytes, slices.Max(bytes)))
 		for i := range order {
 			order[i] = int32(i)
@@ -28,7 +28,7 @@ func (c *colouring) balance(moves []Move, sizes []int64, m int) {
 			if b == h || bytes[b] >= bytes[h] {
 				break
 			}
-			if comp, d := c.bestSwap(moves, sizes, bytes, h, b, m); comp != nil {
+			if comp, d := c.bestSwap(weight, bytes, h, b, m); comp != nil {
 				c.flip(comp, h, b)
 				bytes[h] -= d
 				bytes[b] += d
@@ -55,7 +55,7 @@ func cmp64(a, b int64) int {
 // bestSwap returns the component of classes h and b whose swap lowers
 // max(bytes[h], bytes[b]) the most within the cap, and the bytes it moves
 // from h to b; nil if none lowers it.
-func (c *colouring) bestSwap(moves []Move, sizes, bytes []int64, h, b int32, m int) ([]int32, int64) {
+func (c *colouring) bestSwap(weight, bytes []int64, h, b int32, m int) ([]int32, int64) {
 	c.pass++
 	var best []int32
 	var bestD int64
@@ -71,10 +71,10 @@ func (c *colouring) bestSwap(moves []Move, sizes, bytes []int64, h, b int32, m i
 			dn := 0
 			for _, f := range comp {
 				if c.colour[f] == h {
-					d += sizes[moves[f].KeyGroup]
+					d += weight[f]
 					dn++
 				} else {
-					d -= sizes[moves[f].KeyGroup]
+					d -= weight[f]
 					dn--
 				}
 			}

@@ -26,16 +26,18 @@ type colouring struct {
 	pass    int32
 }
 
-// batch splits moves into matchings, as few as the cap allows.
+// batch splits moves into matchings, as few as the cap allows. Each edge
+// is a bundle of up to PerPair moves between the same two instances.
 func batch(moves []Move, n int, o Options) [][]Move {
-	c := newColouring(moves, n)
+	edges := bundle(moves, max(o.PerPair, 1))
+	c := newColouring(edges, n)
 	delta := 0
 	for _, a := range c.at {
 		delta = max(delta, cap(a))
 	}
 	k := delta
 	if m := o.MaxPerStep; m > 0 {
-		k = max(k, (len(moves)+m-1)/m)
+		k = max(k, (len(edges)+m-1)/m)
 	}
 	for v, a := range c.at {
 		if a != nil {
@@ -46,7 +48,7 @@ func batch(moves []Move, n int, o Options) [][]Move {
 		c.add(int32(e), delta)
 	}
 	c.members = make([][]int32, k)
-	c.pos = make([]int32, len(moves))
+	c.pos = make([]int32, len(edges))
 	for e, col := range c.colour {
 		c.pos[e] = int32(len(c.members[col]))
 		c.members[col] = append(c.members[col], int32(e))
@@ -55,16 +57,22 @@ func batch(moves []Move, n int, o Options) [][]Move {
 		c.equalize(o.MaxPerStep)
 	}
 	if o.Sizes != nil {
-		c.balance(moves, o.Sizes, o.MaxPerStep)
+		weight := make([]int64, len(edges))
+		for e, ms := range edges {
+			for _, m := range ms {
+				weight[e] += o.Sizes[m.KeyGroup]
+			}
+		}
+		c.balance(weight, o.MaxPerStep)
 	}
 	var out [][]Move
 	for _, es := range c.members {
 		if len(es) == 0 {
 			continue
 		}
-		step := make([]Move, len(es))
-		for i, e := range es {
-			step[i] = moves[e]
+		var step []Move
+		for _, e := range es {
+			step = append(step, edges[e]...)
 		}
 		slices.SortFunc(step, func(a, b Move) int { return int(a.KeyGroup) - int(b.KeyGroup) })
 		out = append(out, step)
@@ -72,13 +80,32 @@ func batch(moves []Move, n int, o Options) [][]Move {
 	return out
 }
 
+// bundle groups the moves between each pair of instances, in key-group
+// order, into bundles of at most per moves.
+func bundle(moves []Move, per int) [][]Move {
+	type pair struct{ from, to int }
+	open := map[pair]int{} // the pair's last bundle, while it has room
+	var out [][]Move
+	for _, m := range moves {
+		p := pair{m.From, m.To}
+		if i, ok := open[p]; ok && len(out[i]) < per {
+			out[i] = append(out[i], m)
+			continue
+		}
+		open[p] = len(out)
+		out = append(out, []Move{m})
+	}
+	return out
+}
+
 // newColouring sets up the graph; at[v] is sized by v's degree (as its
 // capacity) until batch replaces it.
-func newColouring(moves []Move, n int) *colouring {
-	c := &colouring{n: n, ends: make([][2]int32, len(moves)), colour: make([]int32, len(moves)),
-		at: make([][]int32, 2*n), seen: make([]int32, len(moves)), pass: 1}
+func newColouring(edges [][]Move, n int) *colouring {
+	c := &colouring{n: n, ends: make([][2]int32, len(edges)), colour: make([]int32, len(edges)),
+		at: make([][]int32, 2*n), seen: make([]int32, len(edges)), pass: 1}
 	deg := make([]int, 2*n)
-	for e, m := range moves {
+	for e, ms := range edges {
+		m := ms[0]
 		c.ends[e] = [2]int32{int32(m.From), int32(n + m.To)}
 		deg[m.From]++
 		deg[n+m.To]++

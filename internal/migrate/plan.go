@@ -14,7 +14,9 @@ const (
 	// the source of two moves of one step, nor the destination of two.
 	// It takes as many steps as the most moves any one instance sends or
 	// receives (or more, to respect Options.MaxPerStep), which is the
-	// fewest any plan of matchings can take.
+	// fewest any plan of matchings can take. With Options.PerPair above 1
+	// a move of the matching carries up to that many key groups between
+	// the same two instances, and the count is of such bundles.
 	Batched Strategy = iota
 	// AllAtOnce moves every key group in one step.
 	AllAtOnce
@@ -44,7 +46,13 @@ func ParseStrategy(name string) (Strategy, error) {
 // Options tune a plan.
 type Options struct {
 	// MaxPerStep caps the moves of a batched step; 0 leaves them uncapped.
+	// With PerPair above 1 it caps the pairs of instances instead.
 	MaxPerStep int
+	// PerPair is how many key groups one instance may hand one other
+	// instance in one batched step (0 or 1: one). Above 1, the matching
+	// is of pairs of instances, as in Megaphone, and a range that moves
+	// between two instances takes fewer steps.
+	PerPair int
 	// Sizes, if not nil, gives the bytes of state of every key group
 	// (len == key groups). A batched plan then evens out the bytes its
 	// steps move, without adding steps or breaking the cap.
@@ -127,6 +135,9 @@ func (o Options) check(s Strategy, groups int) error {
 	}
 	if o.MaxPerStep < 0 {
 		return fmt.Errorf("migrate: at most %d moves per step makes no sense; 0 leaves steps uncapped", o.MaxPerStep)
+	}
+	if o.PerPair < 0 {
+		return fmt.Errorf("migrate: %d key groups per pair and step makes no sense; 0 means one", o.PerPair)
 	}
 	if o.MaxPerStep > 0 && s == AllAtOnce {
 		return fmt.Errorf("migrate: all-at-once moves everything in one step and cannot cap it at %d moves; use batched", o.MaxPerStep)

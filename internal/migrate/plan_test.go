@@ -170,6 +170,61 @@ func TestPlanProperties(t *testing.T) {
 		if want := max(delta, (moved+m-1)/m); len(steps) != want {
 			t.Fatalf("case %d, cap %d: %d steps, want max(%d, ceil(%d/%d)) = %d", c, m, len(steps), delta, moved, m, want)
 		}
+		perPair(t, c, old, new, 1+r.IntN(64), r.IntN(8), sizes)
+	}
+}
+
+// perPair checks a batched plan whose steps may hand up to g key groups
+// between the same two instances, capped at m pairs per step (0: none).
+func perPair(t *testing.T, c int, old, new *partition.Table, g, m int, sizes []int64) {
+	t.Helper()
+	steps, err := Plan(old, new, Batched, Options{PerPair: g, MaxPerStep: m, Sizes: sizes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, old, new, steps, 1)
+	type pair struct{ from, to int }
+	count := map[pair]int{}
+	for _, mv := range Moves(old, new) {
+		count[pair{mv.From, mv.To}]++
+	}
+	out, in := map[int]int{}, map[int]int{}
+	bundles, delta := 0, 0
+	for p, n := range count {
+		b := (n + g - 1) / g
+		bundles += b
+		out[p.from] += b
+		in[p.to] += b
+		delta = max(delta, out[p.from], in[p.to])
+	}
+	want := delta
+	if m > 0 {
+		want = max(delta, (bundles+m-1)/m)
+	}
+	if len(steps) != want {
+		t.Fatalf("case %d, %d per pair, cap %d: %d steps, want %d", c, g, m, len(steps), want)
+	}
+	for i, s := range steps {
+		to, from := map[int]int{}, map[int]int{}
+		per := map[pair]int{}
+		for _, mv := range s.Moves {
+			if d, ok := to[mv.From]; ok && d != mv.To {
+				t.Fatalf("step %d: instance %d sends to %d and %d", i, mv.From, d, mv.To)
+			}
+			if d, ok := from[mv.To]; ok && d != mv.From {
+				t.Fatalf("step %d: instance %d receives from %d and %d", i, mv.To, d, mv.From)
+			}
+			to[mv.From], from[mv.To] = mv.To, mv.From
+			per[pair{mv.From, mv.To}]++
+		}
+		if m > 0 && len(per) > m {
+			t.Fatalf("step %d: %d pairs, cap %d", i, len(per), m)
+		}
+		for p, n := range per {
+			if n > g {
+				t.Fatalf("step %d: %d key groups from %d to %d, at most %d", i, n, p.from, p.to, g)
+			}
+		}
 	}
 }
 
@@ -310,6 +365,7 @@ func TestPlanErrors(t *testing.T) {
 		{a, b, Batched, Options{}, "8 key groups and the new one 16"},
 		{a, nil, Batched, Options{}, "both"},
 		{a, a, Batched, Options{MaxPerStep: -1}, "at most -1 moves"},
+		{a, a, Batched, Options{PerPair: -2}, "-2 key groups per pair"},
 		{a, a, AllAtOnce, Options{MaxPerStep: 2}, "cannot cap"},
 		{a, a, Batched, Options{Sizes: []int64{1}}, "sizes for 1 key groups"},
 		{a, a, Batched, Options{Sizes: []int64{0, 0, 0, -1, 0, 0, 0, 0}}, "key group 3 has -1 bytes"},
