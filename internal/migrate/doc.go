@@ -26,6 +26,9 @@
 //     as the destination of two; batched plans take max(Δ, ceil(E/m))
 //     steps for E moves, a cap of m moves per step (no cap: Δ) and Δ the
 //     most moves any instance sends or receives, the fewest possible;
+//     with PerPair g above 1, a step hands at most g key groups between
+//     the same two instances, each instance sends to at most one and
+//     receives from at most one, and the counts above are of such bundles;
 //   - fluid plans take E steps, all-at-once plans one (none if E is 0).
 //
 // The package is pure: no clock, no goroutines, no files, no locks.
