@@ -63,8 +63,9 @@ Strategies: restart (stop cleanly at a checkpoint, start again from it
 with --to instances, as Flink does). The live migrations all-at-once,
 fluid and batched are not available yet.
 
---processes N runs N processes of the job inside this process, joined by
-in-process networks (no TCP), --from / N and --to / N instances each.
+--processes is 1 for now: N processes of the job inside this process,
+joined by in-process networks, with --from / N and --to / N instances
+each, are wired but refused, since their clean stop does not end yet.
 
   weir bench rescale
   weir bench rescale --query q4 --state-mb 256 --rate 50000 --duration 40s --at 20s`,
@@ -85,7 +86,7 @@ in-process networks (no TCP), --from / N and --to / N instances each.
 	f.IntVar(&b.from, "from", 2, "instances of every operator before the rescale (over all processes)")
 	f.IntVar(&b.to, "to", 4, "instances of every operator after the rescale (over all processes)")
 	f.IntVar(&b.stateMB, "state-mb", 16, "MiB of keyed state added beside the query (0: the query's own only)")
-	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks")
+	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks (only 1 for now)")
 	f.DurationVar(&b.interval, "interval", 100*time.Millisecond, "epoch length")
 	f.IntVar(&b.every, "checkpoint-every", 10, "epochs between checkpoints")
 	f.StringVar(&b.ckptDir, "checkpoint-dir", "", "where checkpoints go (default: a temporary directory, removed at the end)")
@@ -117,8 +118,8 @@ func (b *rescaleBench) check() error {
 		return fmt.Errorf("--duration %v: must be positive", b.duration)
 	case b.at <= 0 || b.at >= b.duration:
 		return fmt.Errorf("--at %v: must be after the start and before --duration %v", b.at, b.duration)
-	case b.processes < 1:
-		return fmt.Errorf("--processes %d: must be at least 1", b.processes)
+	case b.processes != 1:
+		return fmt.Errorf("--processes %d: only 1 is available yet (a clean stop of in-process processes joined by in-process networks does not end)", b.processes)
 	case b.from < 1 || b.to < 1:
 		return fmt.Errorf("--from %d --to %d: must be at least 1", b.from, b.to)
 	case b.from == b.to:
@@ -171,15 +172,16 @@ type rescaleRun struct {
 }
 
 // build makes a job of the run with instances instances in all, with
-// checkpoints in the run's directory, its epochs logged and opts.
-func (r *rescaleRun) build(instances int, opts []weir.JobOption) (*rescaleJob, error) {
+// checkpoints in the run's directory, its epochs logged and opts; first
+// goes to process 0 alone (one process asked to stop stops them all).
+func (r *rescaleRun) build(instances int, opts []weir.JobOption, first ...weir.JobOption) (*rescaleJob, error) {
 	src := scheduled[gen.NexmarkEvent]{in: r.generator(), c: r.clock}
 	common := []weir.JobOption{
 		weir.BatchInterval(r.interval), weir.Checkpoints(r.ckptDir, r.every, 2),
 		weir.Logger(quietLogger()),
 	}
 	common = append(common, opts...)
-	return newRescaleJob(r.query, src, r.ballast(), r.processes, instances/r.processes, common, []weir.JobOption{r.log.option()})
+	return newRescaleJob(r.query, src, r.ballast(), r.processes, instances/r.processes, common, append(first, r.log.option()))
 }
 
 func (b *rescaleBench) run(ctx context.Context) error {

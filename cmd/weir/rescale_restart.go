@@ -49,7 +49,7 @@ var liveStrategies = []string{"all-at-once", "fluid", "batched"}
 func restartStrategy(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migration, error) {
 	var m migration
 	stop := make(chan struct{})
-	old, err := r.build(r.from, []weir.JobOption{weir.StopOn(stop)})
+	old, err := r.build(r.from, nil, weir.StopOn(stop))
 	if err != nil {
 		return nexmark.Checksum{}, m, err
 	}
