@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/gen"
+	"github.com/weirstream/weir/jobs/nexmark"
+)
+
+// rescaleQueries are the queries weir bench rescale runs.
+var rescaleQueries = []string{"q4", "q5", "q8"}
+
+func benchRescaleCmd() *cobra.Command {
+	b := rescaleBench{}
+	cmd := &cobra.Command{
+		Use:   "rescale",
+		Short: "A Nexmark query at a fixed rate, rescaled once while it runs; prints one JSON line",
+		Long: `Runs the Nexmark query --query over the built-in generator at --rate events
+per second for --duration (the input is --rate x --duration events), with
+--from instances of every operator, and at --at moves it to --to instances
+by --strategy. Prints one JSON line:
+
+  strategy, query, rate, duration_s, at_s, from, to, processes, events,
+  state_mb, latency_ms {before, during, after: {n, p50, p99, max}},
+  migration_s, downtime_s, bytes_moved, checkpoint, steady_heap_bytes,
+  peak_heap_bytes, peak_heap_during_bytes, checked
+
+The input follows one schedule for the whole run (event n is due at the
+start plus n / --rate), so input that arrives while the job is down waits
+and is caught up. Epoch latencies (OnEpoch: from the epoch's cut at the
+sources to its end at the last sink) are split by when the epoch
+completed: before the rescale was asked for, during (from the request to
+the first epoch completed after the move, both included) and after. For
+restart, during also holds the downtime (from the stopped job's end to
+the restarted job's first epoch), which the input due meanwhile waited
+at least, and which no epoch's latency shows. migration_s is from the
+request to that first epoch after the move; bytes_moved is the state read
+back (for restart, the checkpoint's files). The heap is runtime/metrics'
+` + heapObjectsMetric + ` every 10 ms: steady_heap_bytes is its
+largest value over the second half of the time before the request,
+peak_heap_bytes over the whole run, peak_heap_during_bytes over the
+migration. checked is true when the query's result over the whole run
+has the checksum of nexmark.Baseline over the same events (a run without
+any rescale); otherwise the line is printed and the command fails.
+
+The queries' own state is small and bounded, so --state-mb adds keyed
+state beside the query (a keyed Process holding padding for a set of
+keys, filled by the auctions by the middle of the time before the
+rescale, emitting nothing) that the rescale moves with the rest; the
+figures of issue 15 are quoted for --state-mb 1024 (run it with --rate
+and --at large enough for 1 GiB to build up, and memory to hold it twice).
+
+Strategies: restart (stop cleanly at a checkpoint, start again from it
+with --to instances, as Flink does). The live migrations all-at-once,
+fluid and batched are not available yet.
+
+--processes is 1 for now: N processes of the job inside this process,
+joined by in-process networks, with --from / N and --to / N instances
+each, are wired but refused, since their clean stop does not end yet.
+
+  weir bench rescale
+  weir bench rescale --query q4 --state-mb 256 --rate 50000 --duration 40s --at 20s`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := b.check(); err != nil {
+				return err
+			}
+			return b.run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&b.strategy, "strategy", "restart", "how to rescale: restart (all-at-once, fluid and batched are not available yet)")
+	f.StringVar(&b.query, "query", "q8", "the query: "+strings.Join(rescaleQueries, ", "))
+	f.Float64Var(&b.rate, "rate", 20000, "events per second, below the job's saturation")
+	f.DurationVar(&b.duration, "duration", 12*time.Second, "how long the input lasts (its events: --rate x --duration)")
+	f.DurationVar(&b.at, "at", 6*time.Second, "when the rescale is asked for, from the start")
+	f.IntVar(&b.from, "from", 2, "instances of every operator before the rescale (over all processes)")
+	f.IntVar(&b.to, "to", 4, "instances of every operator after the rescale (over all processes)")
+	f.IntVar(&b.stateMB, "state-mb", 16, "MiB of keyed state added beside the query (0: the query's own only)")
+	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks (only 1 for now)")
+	f.DurationVar(&b.interval, "interval", 100*time.Millisecond, "epoch length")
+	f.IntVar(&b.every, "checkpoint-every", 10, "epochs between checkpoints")
+	f.StringVar(&b.ckptDir, "checkpoint-dir", "", "where checkpoints go (default: a temporary directory, removed at the end)")
+	f.Uint64Var(&b.seed, "seed", 1, "the generator's seed")
+	return cmd
+}
+
+// rescaleBench is one weir bench rescale.
+type rescaleBench struct {
+	strategy, query, ckptDir string
+	rate                     float64
+	duration, at, interval   time.Duration
+	from, to, stateMB        int
+	processes, every         int
+	seed                     uint64
+}
+
+func (b *rescaleBench) check() error {
+	switch {
+	case slices.Contains(liveStrategies, b.strategy):
+		return fmt.Errorf("--strategy %s: live migration is not available yet; only restart is", b.strategy)
+	case strategies[b.strategy] == nil:
+		return fmt.Errorf("--strategy %q: want restart (all-at-once, fluid and batched are not available yet)", b.strategy)
+	case !slices.Contains(rescaleQueries, b.query):
+		return fmt.Errorf("--query %q: want one of %s", b.query, strings.Join(rescaleQueries, ", "))
+	case !(b.rate >= 1) || b.rate > 1e8:
+		return fmt.Errorf("--rate %v: want events per second from 1 to 1e8", b.rate)
+	case b.duration <= 0:
+		return fmt.Errorf("--duration %v: must be positive", b.duration)
+	case b.at <= 0 || b.at >= b.duration:
+		return fmt.Errorf("--at %v: must be after the start and before --duration %v", b.at, b.duration)
+	case b.processes != 1:
+		return fmt.Errorf("--processes %d: only 1 is available yet (a clean stop of in-process processes joined by in-process networks does not end)", b.processes)
+	case b.from < 1 || b.to < 1:
+		return fmt.Errorf("--from %d --to %d: must be at least 1", b.from, b.to)
+	case b.from == b.to:
+		return fmt.Errorf("--from and --to are both %d: a rescale changes the instance count", b.from)
+	case b.from%b.processes != 0 || b.to%b.processes != 0:
+		return fmt.Errorf("--from %d and --to %d must be multiples of --processes %d", b.from, b.to, b.processes)
+	case b.stateMB < 0:
+		return fmt.Errorf("--state-mb %d: must be at least 0", b.stateMB)
+	case b.interval <= 0:
+		return fmt.Errorf("--interval %v: must be positive", b.interval)
+	case b.every < 1:
+		return fmt.Errorf("--checkpoint-every %d: must be at least 1", b.every)
+	}
+	if b.stateMB > 0 && b.ballast().Keys < 1 {
+		return fmt.Errorf("--state-mb %d: no auction comes before the middle of --at %v at --rate %v; raise them", b.stateMB, b.at, b.rate)
+	}
+	return nil
+}
+
+// events is the number of events of the run's input.
+func (b *rescaleBench) events() int64 { return int64(b.rate * b.duration.Seconds()) }
+
+// generator is the run's input, unpaced (the clock paces it) with event
+// times that advance at --rate from a fixed start, as the wall clock
+// would: the same events every run, for the check.
+func (b *rescaleBench) generator() gen.Nexmark {
+	return gen.Nexmark{Events: b.events(), Seed: b.seed, StartTime: 1_700_000_000_000, EventTimeRate: b.rate}
+}
+
+// ballast sizes the added state: one key per auction of the first half
+// of the time before the rescale (3 in 50 events are auctions), at most
+// 2^20 keys, padded to --state-mb in all.
+func (b *rescaleBench) ballast() ballast {
+	if b.stateMB == 0 {
+		return ballast{}
+	}
+	keys := min(int64(b.rate*b.at.Seconds()/2*3/50), 1<<20)
+	if keys < 1 {
+		return ballast{}
+	}
+	return ballast{Keys: keys, Pad: int(max(1, int64(b.stateMB)<<20/keys))}
+}
+
+// rescaleRun is the state of one benchmark run that a strategy uses.
+type rescaleRun struct {
+	*rescaleBench
+	clock   *clock
+	log     *epochLog
+	ckptDir string
+}
+
+// build makes a job of the run with instances instances in all, with
+// checkpoints in the run's directory, its epochs logged and opts; first
+// goes to process 0 alone (one process asked to stop stops them all).
+func (r *rescaleRun) build(instances int, opts []weir.JobOption, first ...weir.JobOption) (*rescaleJob, error) {
+	src := scheduled[gen.NexmarkEvent]{in: r.generator(), c: r.clock}
+	common := []weir.JobOption{
+		weir.BatchInterval(r.interval), weir.Checkpoints(r.ckptDir, r.every, 2),
+		weir.Logger(quietLogger()),
+	}
+	common = append(common, opts...)
+	return newRescaleJob(r.query, src, r.ballast(), r.processes, instances/r.processes, common, append(first, r.log.option()))
+}
+
+func (b *rescaleBench) run(ctx context.Context) error {
+	want, n, err := nexmark.Baseline(b.query, b.generator())
+	if err != nil {
+		return err
+	}
+	if n != b.events() {
+		return fmt.Errorf("bench rescale: the reference read %d events of %d", n, b.events())
+	}
+	r := &rescaleRun{rescaleBench: b, log: &epochLog{}, ckptDir: b.ckptDir}
+	if r.ckptDir == "" {
+		if r.ckptDir, err = os.MkdirTemp("", "weir-rescale-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(r.ckptDir)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	heap := sampleHeap(sctx, 10*time.Millisecond)
+	r.clock = &clock{start: time.Now(), rate: b.rate}
+	got, m, err := strategies[b.strategy](ctx, r)
+	stop()
+	samples := <-heap
+	if err != nil {
+		return err
+	}
+	line := b.line(r, m, samples)
+	line["checked"] = got.Equal(&want)
+	if err := json.NewEncoder(os.Stdout).Encode(line); err != nil {
+		return err
+	}
+	if !got.Equal(&want) {
+		return fmt.Errorf("bench rescale: the result (%s) differs from a run without rescale (%s)", got.String(), want.String())
+	}
+	return nil
+}
+
+// line is the JSON line of a run, without checked.
+func (b *rescaleBench) line(r *rescaleRun, m migration, heap []heapSample) map[string]any {
+	before, during, after := r.log.split(m.requested, m.done)
+	return map[string]any{
+		"strategy": b.strategy, "query": b.query, "rate": b.rate,
+		"duration_s": b.duration.Seconds(), "at_s": b.at.Seconds(),
+		"from": b.from, "to": b.to, "processes": b.processes, "events": b.events(), "state_mb": b.stateMB,
+		"latency_ms": map[string]any{
+			"before": latencySummary(before), "during": latencySummary(during), "after": latencySummary(after),
+		},
+		"migration_s": m.done.Sub(m.requested).Seconds(), "downtime_s": m.downtime.Seconds(),
+		"bytes_moved": m.bytesMoved, "checkpoint": m.checkpoint,
+		"steady_heap_bytes":      maxHeap(heap, r.clock.start.Add(b.at/2), m.requested),
+		"peak_heap_bytes":        maxHeap(heap, time.Time{}, time.Time{}),
+		"peak_heap_during_bytes": maxHeap(heap, m.requested, m.done.Add(time.Nanosecond)),
+	}
+}
+
+// quietLogger logs the jobs' warnings and errors to standard error, not
+// what they decide as they go (a restart taking the directory over).
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

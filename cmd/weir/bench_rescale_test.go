@@ -1,0 +1,73 @@
+package main
+
+import (
+	"testing"
+)
+
+// A small restart rescale prints one line with every field, a result
+// equal to the reference's, and phases that fit together: the epochs
+// before, during and after the move, the downtime among the latencies
+// of the move, the migration no shorter than the downtime.
+func TestBenchRescaleRestart(t *testing.T) {
+	for _, c := range []struct{ query, from, to, procs string }{{"q8", "2", "4", "1"}, {"q4", "4", "2", "1"}} {
+		r := mustSucceed(t, "bench", "rescale", "--query", c.query, "--from", c.from, "--to", c.to, "--processes", c.procs,
+			"--rate", "4000", "--duration", "3s", "--at", "1500ms", "--state-mb", "2", "--interval", "50ms", "--checkpoint-every", "4")
+		m := oneJSON(t, r.stdout)
+		if m["strategy"] != "restart" || m["query"] != c.query || m["checked"] != true {
+			t.Errorf("%v: strategy %v, query %v, checked %v; want restart, %s, true", c, m["strategy"], c.query, m["checked"], c.query)
+		}
+		lat, ok := m["latency_ms"].(map[string]any)
+		if !ok {
+			t.Fatalf("%v: latency_ms = %v; want an object", c, m["latency_ms"])
+		}
+		phase := map[string]map[string]any{}
+		for _, p := range []string{"before", "during", "after"} {
+			ph, ok := lat[p].(map[string]any)
+			if !ok {
+				t.Fatalf("%v: latency_ms.%s = %v; want an object", c, p, lat[p])
+			}
+			phase[p] = ph
+			p50, p99, mx := number(t, ph, "p50"), number(t, ph, "p99"), number(t, ph, "max")
+			if number(t, ph, "n") < 1 || !(0 <= p50 && p50 <= p99 && p99 <= mx) {
+				t.Errorf("%v: latency_ms.%s = %v; want epochs and 0 ≤ p50 ≤ p99 ≤ max", c, p, ph)
+			}
+		}
+		migration, downtime := number(t, m, "migration_s"), number(t, m, "downtime_s")
+		if !(0 < downtime && downtime <= migration) {
+			t.Errorf("%v: downtime_s %v, migration_s %v; want 0 < downtime ≤ migration", c, downtime, migration)
+		}
+		if mx := number(t, phase["during"], "max"); mx < downtime*1000 {
+			t.Errorf("%v: during max %v ms is below the downtime %v s it holds", c, mx, downtime)
+		}
+		if number(t, m, "bytes_moved") <= 0 || number(t, m, "checkpoint") < 1 {
+			t.Errorf("%v: bytes_moved %v, checkpoint %v; want a checkpoint read back", c, m["bytes_moved"], m["checkpoint"])
+		}
+		steady, peak, during := number(t, m, "steady_heap_bytes"), number(t, m, "peak_heap_bytes"), number(t, m, "peak_heap_during_bytes")
+		if !(0 < steady && steady <= peak && 0 < during && during <= peak) {
+			t.Errorf("%v: heap steady %v, during %v, peak %v; want positive and the peak the largest", c, steady, during, peak)
+		}
+	}
+}
+
+// Settings that make no sense, and the live strategies, are refused.
+func TestBenchRescaleRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--strategy", "batched"}, "not available yet"},
+		{[]string{"--strategy", "fluid"}, "not available yet"},
+		{[]string{"--strategy", "all-at-once"}, "not available yet"},
+		{[]string{"--strategy", "teleport"}, "--strategy"},
+		{[]string{"--query", "q3"}, "--query"},
+		{[]string{"--at", "20s"}, "--at"},
+		{[]string{"--processes", "2"}, "--processes"},
+		{[]string{"--from", "0"}, "--from"},
+		{[]string{"--from", "2", "--to", "2"}, "--from"},
+		{[]string{"--rate", "0"}, "--rate"},
+		{[]string{"--state-mb", "-1"}, "--state-mb"},
+		{[]string{"--checkpoint-every", "0"}, "--checkpoint-every"},
+	} {
+		mustFail(t, append([]string{"bench", "rescale"}, c.args...), c.want)
+	}
+}
