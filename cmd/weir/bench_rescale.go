@@ -65,7 +65,9 @@ fluid and batched are not available yet.
 
 --processes is 1 for now: N processes of the job inside this process,
 joined by in-process networks, with --from / N and --to / N instances
-each, are wired but refused, since their clean stop does not end yet.
+each, are wired but refused: in this benchmark their clean stop does not
+end, while the engine's clean stop of such processes does (the cause, most
+likely the input schedule the processes share, is not found yet).
 
   weir bench rescale
   weir bench rescale --query q4 --state-mb 256 --rate 50000 --duration 40s --at 20s`,
@@ -119,7 +121,7 @@ func (b *rescaleBench) check() error {
 	case b.at <= 0 || b.at >= b.duration:
 		return fmt.Errorf("--at %v: must be after the start and before --duration %v", b.at, b.duration)
 	case b.processes != 1:
-		return fmt.Errorf("--processes %d: only 1 is available yet (a clean stop of in-process processes joined by in-process networks does not end)", b.processes)
+		return fmt.Errorf("--processes %d: only 1 is available yet (this benchmark's clean stop of in-process processes does not end; the cause is not found yet)", b.processes)
 	case b.from < 1 || b.to < 1:
 		return fmt.Errorf("--from %d --to %d: must be at least 1", b.from, b.to)
 	case b.from == b.to:
