@@ -1,6 +1,10 @@
 package metrics
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/weirstream/weir/internal/bin"
+)
 
 // Decode decodes a ProcessStats that Encode made. It refuses a message
 // of another version, one cut short or with bytes after it, and counts
@@ -17,7 +21,7 @@ func Decode(b []byte) (ProcessStats, error) {
 		return ps, fmt.Errorf("metrics: unknown flags %#x at offset 3", b[3])
 	}
 	ps.Final = b[3]&1 != 0
-	r := &reader{b: b, off: 4}
+	r := &reader{Decoder: bin.Decoder{B: b[4:]}, size: len(b)}
 	names := make([]string, r.count(maxStrings))
 	for k := range names {
 		names[k] = r.str()
@@ -54,8 +58,8 @@ func Decode(b []byte) (ProcessStats, error) {
 			ps.Loads[k] = KeyGroupLoad{Operator: r.name(names), Counts: r.list(maxGroups)}
 		}
 	}
-	if r.err == nil && r.off != len(b) {
-		r.fail(fmt.Errorf("metrics: %d bytes after the summary", len(b)-r.off))
+	if r.err == nil && len(r.B) != 0 {
+		r.fail(fmt.Errorf("metrics: %d bytes after the summary", len(r.B)))
 	}
 	if r.err != nil {
 		return ProcessStats{}, r.err

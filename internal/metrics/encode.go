@@ -2,9 +2,10 @@ package metrics
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/weirstream/weir/internal/bin"
 )
 
 // The encoding of a ProcessStats: magic "WM", a version byte, a flags
@@ -107,45 +108,37 @@ func (w *writer) list(vs []int64) {
 	w.i(vs...)
 }
 
-// errShort is a message that ends early.
-var errShort = errors.New("metrics: summary cut short")
-
-// reader decodes; its first error sticks.
+// reader reads a summary's fields with a sticky error (bin.Decoder),
+// naming the offset of the first bad one.
 type reader struct {
-	b   []byte
-	off int
-	err error
+	bin.Decoder
+	size int // of the whole message
+	err  error
 }
+
+// off is the offset of the next field.
+func (r *reader) off() int { return r.size - len(r.B) }
 
 func (r *reader) fail(err error) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%w at offset %d", err, r.off)
+		r.err = fmt.Errorf("%w at offset %d", err, r.off())
 	}
 }
 
-func (r *reader) u() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b[r.off:])
-	if n <= 0 {
-		r.fail(errShort)
-		return 0
-	}
-	r.off += n
-	return v
-}
+func (r *reader) u() uint64 { return r.check(r.Uvarint()) }
 
-func (r *reader) i() int64 {
+func (r *reader) i() int64 { return int64(r.check(uint64(r.Varint()))) }
+
+// check turns the decoder's first error into the reader's, with its
+// offset, and passes v on.
+func (r *reader) check(v uint64) uint64 {
+	if r.Decoder.Err != nil {
+		r.fail(fmt.Errorf("metrics: summary cut short: %w", r.Decoder.Err))
+		return 0
+	}
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b[r.off:])
-	if n <= 0 {
-		r.fail(errShort)
-		return 0
-	}
-	r.off += n
 	return v
 }
 
@@ -153,7 +146,7 @@ func (r *reader) i() int64 {
 // long, so that no allocation outgrows the input.
 func (r *reader) count(limit int) int {
 	n := r.u()
-	if r.err == nil && (n > uint64(limit) || n > uint64(len(r.b)-r.off)) {
+	if r.err == nil && (n > uint64(limit) || n > uint64(len(r.B))) {
 		r.fail(fmt.Errorf("metrics: a count of %d is out of range", n))
 	}
 	if r.err != nil {
@@ -164,8 +157,8 @@ func (r *reader) count(limit int) int {
 
 func (r *reader) str() string {
 	n := r.count(maxStringLen)
-	s := string(r.b[r.off : r.off+n])
-	r.off += n
+	s := string(r.B[:n])
+	r.B = r.B[n:]
 	return s
 }
 
