@@ -43,10 +43,9 @@ type Job struct {
 	tracer *trace.Tracer
 	// tracing is the tracing service while the job runs.
 	tracing *tracing
-	// reg holds the figures of the current (or last) run; feed sends
-	// them to the other processes and keeps theirs.
-	reg  *metrics.Registry
-	feed *statsFeed
+	// reg holds the figures of the current (or last) run, which the
+	// summaries carry to the other processes.
+	reg *metrics.Registry
 	// keyedPar is the parallelism of every chain a keyed exchange feeds,
 	// by name, for the key-group loads of its instances.
 	keyedPar map[string]int
@@ -231,20 +230,14 @@ func (j *Job) newRuntime() *runtime.Runtime {
 		Tracer:     j.tracer,
 		// A process whose instances end epochs sends its figures, also
 		// one without terminal tasks (whose OnEpoch never fires).
-		OnInstanceEpoch: func() {
-			j.mu.Lock()
-			feed := j.feed
-			j.mu.Unlock()
-			feed.kick()
-		},
+		OnInstanceEpoch: j.kickSummaries,
 		OnEpoch: func(s runtime.EpochStats) {
 			reg.Epoch(uint64(s.Epoch), s.Watermark, s.Latency, s.Final)
 			j.mu.Lock()
 			j.latencies = append(j.latencies, s.Latency)
 			j.epochs++
-			feed := j.feed
 			j.mu.Unlock()
-			feed.kick()
+			j.kickSummaries()
 			if j.Cfg.OnEpoch != nil {
 				j.Cfg.OnEpoch(dataflow.EpochStats{Epoch: uint64(s.Epoch), Watermark: s.Watermark, Latency: s.Latency, Final: s.Final, Records: rt.Records()})
 			}
@@ -262,7 +255,6 @@ func (j *Job) newRuntime() *runtime.Runtime {
 func (j *Job) watchNetwork(rt *runtime.Runtime, net transport.Network, cancel context.CancelCauseFunc) {
 	j.closeNet = func() { net.Close() }
 	j.startSummaries(net)
-	j.startStats(net)
 	rt.AddService("network-watch", func(done <-chan struct{}) error {
 		select {
 		case <-net.Done():
@@ -288,7 +280,6 @@ func (j *Job) finish(err error, net transport.Network) error {
 	}
 	if net != nil && err == nil {
 		j.summaries.Finish(finishTimeout)
-		j.feed.feed.Finish(finishTimeout)
 		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
 			err = cerr
 		}

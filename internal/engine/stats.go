@@ -1,63 +1,33 @@
 package engine
 
 import (
-	"sync"
 	"time"
 
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/partition"
-	"github.com/weirstream/weir/internal/summary"
-	"github.com/weirstream/weir/internal/transport"
 )
 
-// statsChannel is the transport channel of the processes' figures (see
-// internal/metrics); channelID never makes it (edges stop short of 4095,
-// so its channels stay below 0xFFF00000), nor is it summaryChannel.
-const statsChannel = 0xFFFFFFFE
-
-// statsEvery is the shortest interval between two of a process's
-// figures sent at epoch ends.
-const statsEvery = 100 * time.Millisecond
-
-// statsFeed sends this process's figures to its peers at epoch ends and
-// keeps the newest of theirs.
-type statsFeed struct {
-	feed  *summary.Feed
-	mu    sync.Mutex
-	peers []metrics.ProcessStats // by process; Time 0 until heard from
-}
-
-// kick sends this process's figures soon (nothing in a single process).
-func (f *statsFeed) kick() {
-	if f != nil {
-		f.feed.Kick()
-	}
-}
-
-// startStats starts the exchange of figures with the job's other
-// processes.
-func (j *Job) startStats(nw transport.Network) {
-	reg := j.registry()
-	f := &statsFeed{peers: make([]metrics.ProcessStats, nw.Processes())}
-	f.feed = summary.StartFeed(nw, statsChannel, statsEvery, func(final bool) []byte {
-		ps := reg.Snapshot(time.Now())
-		ps.Final = ps.Final || final
-		return metrics.Encode(nil, ps)
-	}, func(from int, b []byte) bool {
-		ps, err := metrics.Decode(b)
-		if err != nil || ps.Process != from {
-			return false // not from this feed: ignored
-		}
-		f.mu.Lock()
-		if ps.Time >= f.peers[from].Time {
-			f.peers[from] = ps
-		}
-		f.mu.Unlock()
-		return ps.Final
-	})
+// figures returns this process's figures in the encoding the summaries
+// carry, or nil before the run's instances are all wired.
+func (j *Job) figures() []byte {
 	j.mu.Lock()
-	j.feed = f
+	reg, ready := j.reg, j.statsReady
 	j.mu.Unlock()
+	if reg == nil || !ready {
+		return nil
+	}
+	return metrics.Encode(nil, reg.Snapshot(time.Now()))
+}
+
+// kickSummaries sends this process's summary soon (at most one per
+// 100 ms): an epoch ended.
+func (j *Job) kickSummaries() {
+	j.mu.Lock()
+	x := j.summaries
+	j.mu.Unlock()
+	if x != nil {
+		x.Kick()
+	}
 }
 
 // Stats returns the whole job as this process sees it: its own figures,
@@ -70,20 +40,24 @@ func (j *Job) Stats() metrics.JobStats {
 	}
 	st.Critical = j.critical()
 	j.mu.Lock()
-	reg, f := j.reg, j.feed
+	reg, x := j.reg, j.summaries
 	ready := j.statsReady
 	j.mu.Unlock()
 	if reg == nil || !ready {
 		return st
 	}
-	if f != nil {
-		f.mu.Lock()
-		for p, ps := range f.peers {
-			if p != j.Process() && ps.Time != 0 {
+	for p := range st.Processes {
+		if x == nil || p == j.Process() {
+			continue
+		}
+		// A peer's newest summary; one that does not decode (or names
+		// another process) is left out, as a process not heard from.
+		if m, ok := x.Board().Latest(p); ok && len(m.Figures) > 0 {
+			if ps, err := metrics.Decode(m.Figures); err == nil && ps.Process == p {
+				ps.Final = ps.Final || m.Final
 				st.Processes[p] = ps
 			}
 		}
-		f.mu.Unlock()
 	}
 	st.Processes[j.Process()] = reg.Snapshot(time.Now())
 	st.AssignLoads(j.loadOwner)

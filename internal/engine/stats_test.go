@@ -6,7 +6,7 @@ import (
 	"github.com/weirstream/weir/internal/exchange"
 )
 
-// No edge channel is the figures' or the count summaries' channel.
+// No edge channel is the summaries' channel.
 func TestReservedChannels(t *testing.T) {
 	for _, e := range []int{0, 1, 4093, 4094} {
 		for _, s := range []int{0, 1023} {
@@ -15,7 +15,7 @@ func TestReservedChannels(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ChannelID(%d, %d, %d): %v", e, s, r, err)
 				}
-				if ch == statsChannel || ch == summaryChannel {
+				if ch == summaryChannel {
 					t.Fatalf("ChannelID(%d, %d, %d) = %#x, a reserved channel", e, s, r, ch)
 				}
 			}

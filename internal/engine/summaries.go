@@ -21,7 +21,7 @@ const finishTimeout = 10 * time.Second
 func (j *Job) startSummaries(nw transport.Network) {
 	every := min(max(j.Cfg.Interval/2, 50*time.Millisecond), 500*time.Millisecond)
 	x := summary.Start(nw, summaryChannel, every, func() summary.Message {
-		m := summary.Message{Counts: summary.Counts(j.localCounts())}
+		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures()}
 		if j.coord != nil {
 			_, m.Complete = j.coord.progress()
 			m.Written = j.coord.newestWritten()

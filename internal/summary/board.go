@@ -127,3 +127,10 @@ func (b *Board) StopAt(self int) (uint64, bool) {
 	}
 	return at, all
 }
+
+// Latest returns the newest message of process p, if any arrived.
+func (b *Board) Latest(p int) (Message, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.latest[p], b.have[p]
+}

@@ -2,12 +2,10 @@
 // distributed job, so that every process sees the whole job with no
 // master: each process sends every peer its own counts (records read,
 // late records, dead letters...), the newest checkpoint it knows to be
-// complete, and whether it was asked to stop, a few times per second and
-// once more, marked final, when its part of the job has ended.
-//
-// Feed carries another process figure the same way, as opaque bytes on a
-// channel of its own (the engine sends internal/metrics' ProcessStats):
-// at most once per interval when kicked, and once more, final, at the end.
+// complete, whether it was asked to stop, and its figures (per-instance
+// metrics, opaque here), a few times per second, when kicked (at most once
+// per 100 ms: the engine kicks at epoch ends), and once more, marked
+// final, when its part of the job has ended.
 //
 // Message and its encoding, and Board (the newest message of every
 // process, and their sums) are pure. Exchange does the I/O over a

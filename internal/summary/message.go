@@ -29,6 +29,9 @@ type Message struct {
 	// Stopped, on a final message, says the process's part ended by a
 	// stop, not at the end of its input.
 	Stopped bool
+	// Figures are the process's figures (internal/metrics' encoding),
+	// opaque here.
+	Figures []byte
 }
 
 // Count is a named counter.
@@ -39,9 +42,10 @@ type Count struct {
 
 const (
 	magic      = 0x5753 // "WS"
-	version    = 1
+	version    = 2
 	maxCounts  = 256
 	maxNameLen = 256
+	maxFigures = 16 << 20
 )
 
 // Encode appends m's encoding to b.
@@ -70,7 +74,8 @@ func Encode(b []byte, m Message) []byte {
 		b = append(b, c.Name...)
 		b = binary.AppendVarint(b, c.Value)
 	}
-	return b
+	b = binary.AppendUvarint(b, uint64(len(m.Figures)))
+	return append(b, m.Figures...)
 }
 
 var errShort = errors.New("summary: message cut short")
@@ -128,6 +133,14 @@ func Decode(b []byte) (Message, error) {
 		b = b[k:]
 		m.Counts = append(m.Counts, Count{Name: name, Value: v})
 	}
+	l := uv()
+	if b == nil || l > maxFigures || l > uint64(len(b)) {
+		return Message{}, errShort
+	}
+	if l > 0 {
+		m.Figures = b[:l:l]
+	}
+	b = b[l:]
 	if len(b) != 0 {
 		return Message{}, fmt.Errorf("summary: %d bytes after the message", len(b))
 	}

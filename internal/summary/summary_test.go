@@ -12,7 +12,8 @@ import (
 func TestEncodeDecode(t *testing.T) {
 	ms := []Message{
 		{},
-		{Process: 3, Seq: 9, Final: true, Stop: true, Stopped: true, StopAt: 50, Complete: 42, Written: 45, Counts: Counts(map[string]int64{"records": 1 << 40, "late": -1, "dead_letters": 7})},
+		{Process: 3, Seq: 9, Final: true, Stop: true, Stopped: true, StopAt: 50, Complete: 42, Written: 45, Counts: Counts(map[string]int64{"records": 1 << 40, "late": -1, "dead_letters": 7}),
+			Figures: []byte("WM\x01\x00figures")},
 	}
 	for _, m := range ms {
 		got, err := Decode(Encode(nil, m))
@@ -35,7 +36,7 @@ func TestEncodeDecode(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	f.Add(Encode(nil, Message{Process: 1, Seq: 2, Counts: []Count{{"a", 1}, {"b", -2}}}))
+	f.Add(Encode(nil, Message{Process: 1, Seq: 2, Counts: []Count{{"a", 1}, {"b", -2}}, Figures: []byte{1, 2, 3}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Decode(b)
 		if err != nil {
