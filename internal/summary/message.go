@@ -138,7 +138,8 @@ func Decode(b []byte) (Message, error) {
 		return Message{}, errShort
 	}
 	if l > 0 {
-		m.Figures = b[:l:l]
+		// A copy: the receiver releases b to the transport's pool.
+		m.Figures = append([]byte(nil), b[:l]...)
 	}
 	b = b[l:]
 	if len(b) != 0 {

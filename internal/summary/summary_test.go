@@ -94,3 +94,19 @@ func TestExchangeTotals(t *testing.T) {
 		nw.Close()
 	}
 }
+
+// A decoded message's figures do not alias the bytes decoded, which the
+// receiver hands back to the transport's pool.
+func TestDecodeCopiesFigures(t *testing.T) {
+	b := Encode(nil, Message{Process: 1, Seq: 1, Figures: []byte("figures")})
+	m, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b {
+		b[i] = 0
+	}
+	if string(m.Figures) != "figures" {
+		t.Errorf("figures %q after the input was overwritten", m.Figures)
+	}
+}
