@@ -160,10 +160,15 @@ func (s *Store) remove(n uint64) error {
 }
 
 // removeTemps deletes temporary files left in checkpoint n's directory by
-// writes that failed or crashed.
+// writes that failed or crashed. A directory already gone was pruned by
+// another process between this one's check and now: nothing is left to
+// clean.
 func (s *Store) removeTemps(n uint64) error {
 	dir := s.chkDir(n)
 	es, err := s.fs.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("checkpoint: clean %s: %w", dir, err)
 	}

@@ -306,3 +306,16 @@ func TestParseDir(t *testing.T) {
 		}
 	}
 }
+
+// Another process may prune a checkpoint between this one's check of it
+// and its cleaning of the directory: cleaning a directory that is gone
+// is not an error.
+func TestRemoveTempsOfAPrunedCheckpoint(t *testing.T) {
+	s, err := Open(OSFS(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.removeTemps(27); err != nil {
+		t.Errorf("cleaning checkpoint 27, which is gone: %v", err)
+	}
+}
