@@ -91,6 +91,17 @@ type KeyedSnapshotter interface {
 	RestoreKeyed(blobs [][]byte) error
 }
 
+// KeyedMover is a keyed snapshotter whose key groups can leave it while
+// the job runs: ExtractKeyed appends one blob per key group that take
+// selects and that has state, like SnapshotKeyed, and drops that state
+// (keys, windows, timers) from the instance. The key groups' new owner
+// adds the blobs with RestoreKeyed, which adds to what it holds. Both run
+// on the instance's goroutine, at an epoch's end.
+type KeyedMover interface {
+	KeyedSnapshotter
+	ExtractKeyed(op string, groups int, take func(kg uint32) bool, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error)
+}
+
 // InstanceSnapshotter is an operator instance with state of its own
 // (EventTime's watermark, an output's records).
 type InstanceSnapshotter interface {

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 )
 
@@ -26,9 +28,12 @@ type Graph struct {
 	// Counted are the inputs that count something for the summary.
 	Counted []Counted
 
-	// routing holds the key-group tables by instance count.
-	routeMu sync.Mutex
-	routing map[int]*partition.Table
+	// routing holds the key-group tables by instance count: the table
+	// the job starts with and the schedule of the tables that follow.
+	routeMu   sync.Mutex
+	routing   map[int]*partition.Table
+	schedules map[int]*routing.Schedule
+	views     map[[2]int]*routing.View
 
 	closeMu sync.Mutex
 	Closers []io.Closer // closed when the job ends (state stores)
@@ -149,6 +154,9 @@ type ExchangeCtx struct {
 	// Routing, on a keyed edge, is the receiving operator's key-group
 	// table: its Instances are the outlets.
 	Routing *partition.Table
+	// Schedule is the schedule of the tables that follow Routing: a
+	// keyed exchange routes each epoch by the table it has for it.
+	Schedule *routing.Schedule
 }
 
 func (j *Graph) Add(n *Node) *Node {
@@ -286,20 +294,76 @@ type Wire interface {
 	Decode(buf []byte) (any, error)
 }
 
-// Routing returns the key-group table of an operator of par instances,
-// which every keyed exchange into it, its restore and its ownership check
-// consult: today the contiguous ranges of partition.Contiguous, one table
-// for the life of the job.
+// Routing returns the key-group table the keyed operators of par
+// instances start with: the contiguous ranges of partition.Contiguous over
+// the first Cfg.Active of them (all by default), or the table in force at
+// the checkpoint the job resumes from (SetSchedule).
 func (j *Graph) Routing(par int) *partition.Table {
+	return j.Schedule(par).At(0)
+}
+
+// Schedule returns the routing schedule of the keyed operators of par
+// instances, which every keyed exchange into them, their restore, their
+// ownership checks and their key-group handovers consult.
+func (j *Graph) Schedule(par int) *routing.Schedule {
 	j.routeMu.Lock()
 	defer j.routeMu.Unlock()
-	if t := j.routing[par]; t != nil {
-		return t
+	if s := j.schedules[par]; s != nil {
+		return s
 	}
-	if j.routing == nil {
-		j.routing = map[int]*partition.Table{}
+	if j.schedules == nil {
+		j.schedules = map[int]*routing.Schedule{}
 	}
-	t := partition.Contiguous(j.Cfg.KeyGroups, par)
-	j.routing[par] = t
-	return t
+	active := par
+	if a := j.Cfg.Active; a > 0 && a < par {
+		active = a
+	}
+	c := partition.Contiguous(j.Cfg.KeyGroups, active)
+	owner := make([]int, c.Groups())
+	for kg := range owner {
+		owner[kg] = c.Owner(partition.KeyGroup(kg))
+	}
+	t, err := partition.NewTable(0, par, owner)
+	if err != nil {
+		panic(err) // par and the key groups were checked at Run
+	}
+	s := routing.New(t)
+	j.schedules[par] = s
+	return s
+}
+
+// View returns the table instance inst of the keyed operators of par
+// instances routes its current epoch by: their ownership checks read it,
+// and the instance's key-group handover sets it.
+func (j *Graph) View(par, inst int) *routing.View {
+	s := j.Schedule(par)
+	j.routeMu.Lock()
+	defer j.routeMu.Unlock()
+	if v := j.views[[2]int{par, inst}]; v != nil {
+		return v
+	}
+	if j.views == nil {
+		j.views = map[[2]int]*routing.View{}
+	}
+	v := routing.NewView(s.At(0))
+	j.views[[2]int{par, inst}] = v
+	return v
+}
+
+// SetSchedule sets the routing schedule of the keyed operators of par
+// instances, restored from a checkpoint, before the job is built.
+func (j *Graph) SetSchedule(par int, s *routing.Schedule) {
+	j.routeMu.Lock()
+	defer j.routeMu.Unlock()
+	if j.schedules == nil {
+		j.schedules = map[int]*routing.Schedule{}
+	}
+	j.schedules[par] = s
+}
+
+// Schedules returns the routing schedules made so far, by instance count.
+func (j *Graph) Schedules() map[int]*routing.Schedule {
+	j.routeMu.Lock()
+	defer j.routeMu.Unlock()
+	return maps.Clone(j.schedules)
 }

@@ -18,6 +18,10 @@ type JobConfig struct {
 	Interval     time.Duration
 	EpochRecords int
 	KeyGroups    int
+	// Active, if positive, is how many instances of each keyed operator
+	// own key groups at start (ActiveInstances); the others own none
+	// until a rescale gives them some.
+	Active       int
 	BatchSize    int
 	QueueDepth   int
 	OnEpoch      func(EpochStats)
@@ -65,6 +69,13 @@ type JobOption func(*JobConfig)
 // since a keyed operator has at most one instance per key group (default
 // GOMAXPROCS, lowered to what the key groups allow).
 func Workers(n int) JobOption { return func(c *JobConfig) { c.Workers, c.workersSet = n, true } }
+
+// ActiveInstances makes the keyed operators start with their key groups
+// over their first n instances only (at least 1; all of them if n is as
+// many or more); the others own nothing until Job.Rescale gives them key
+// groups. An operator's planned instances are the most it can grow to
+// while the job runs.
+func ActiveInstances(n int) JobOption { return func(c *JobConfig) { c.Active = n } }
 
 // BatchInterval sets the wall-clock length of an epoch (default 1 s); it
 // must be positive.

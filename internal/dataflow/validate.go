@@ -12,6 +12,9 @@ import (
 // what depends on others (the default workers, the checkpoint to start
 // from). It returns the first value that cannot work, naming the option.
 func (c *JobConfig) Validate(procs int) error {
+	if c.Active < 0 {
+		return fmt.Errorf("weir: ActiveInstances(%d): must be at least 1", c.Active)
+	}
 	if c.KeyGroups < 1 || c.KeyGroups > maxKeyGroups {
 		return fmt.Errorf("weir: KeyGroups(%d): must be from 1 to %d", c.KeyGroups, maxKeyGroups)
 	}

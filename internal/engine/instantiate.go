@@ -29,6 +29,12 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	if err := j.recoverInputs(pl); err != nil {
 		return err
 	}
+	if err := j.restoredSchedules(); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	j.handovers = newHandovers(rt, net, pl)
+	j.mu.Unlock()
 	w := newWiring(j, p, rt, pl, net)
 	w.keyedChains()
 	w.nameMeters()
@@ -248,7 +254,7 @@ func (w *wiring) consumer(ei, id int, tc dataflow.TaskCtx) (any, error) {
 	return recv.Inputs[e.Port].Exchange(dataflow.ExchangeCtx{
 		Ex: e.Exchange, Outlets: outlets, Name: recv.Name,
 		Sender: tc.Inst, Senders: w.par[id], Done: w.rt.Done(),
-		Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: w.j.StableHash(), From: tc.From, Routing: w.j.Routing(len(outlets)),
+		Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: w.j.StableHash(), From: tc.From, Routing: w.j.Routing(len(outlets)), Schedule: w.j.Schedule(len(outlets)),
 	}), nil
 }
 
@@ -258,8 +264,9 @@ func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.S
 	n := w.j.Nodes[t.Head]
 	tc := dataflow.TaskCtx{Inst: inst, Par: t.Parallelism}
 	snaps := new([]dataflow.SnapEntry)
+	tc.Snaps = snaps // for checkpoints and key-group handovers
 	if c := w.j.coord; c != nil {
-		tc.Snaps, tc.From = snaps, c.from
+		tc.From = c.from
 		tc.Commits = func(out dataflow.TwoPhase, op string, inst int) (any, error) {
 			return c.recoverCommitter(out, op, inst)
 		}
@@ -303,6 +310,12 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 	it, err := n.NewTask(tc, outs)
 	if err != nil {
 		return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
+	}
+	if x := w.handover(n.Name, t.Parallelism, inst, *snaps); x != nil {
+		it = hookMarks(it, x.after)
+		if j.coord != nil && inst == 0 {
+			*snaps = append(*snaps, dataflow.SnapEntry{Op: n.Name + routingSuffix, S: routingSnap{x}})
+		}
 	}
 	if j.coord != nil {
 		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps}

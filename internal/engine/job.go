@@ -53,6 +53,10 @@ type Job struct {
 	// before which Stats reads none of reg (its instances are still being
 	// set up).
 	statsReady bool
+	// handovers moves key groups' state while the job runs.
+	handovers *handovers
+	// rescale holds the reconfigurations asked for or announced.
+	rescale rescaleState
 }
 
 // NewJob returns an empty job.
@@ -233,6 +237,7 @@ func (j *Job) newRuntime() *runtime.Runtime {
 		OnInstanceEpoch: j.kickSummaries,
 		OnEpoch: func(s runtime.EpochStats) {
 			reg.Epoch(uint64(s.Epoch), s.Watermark, s.Latency, s.Final)
+			j.rescale.completed.Store(uint64(s.Epoch))
 			j.mu.Lock()
 			j.latencies = append(j.latencies, s.Latency)
 			j.epochs++

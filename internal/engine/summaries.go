@@ -21,7 +21,7 @@ const finishTimeout = 10 * time.Second
 func (j *Job) startSummaries(nw transport.Network) {
 	every := min(max(j.Cfg.Interval/2, 50*time.Millisecond), 500*time.Millisecond)
 	x := summary.Start(nw, summaryChannel, every, func() summary.Message {
-		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures()}
+		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures(), Reconfigs: j.announced()}
 		if j.coord != nil {
 			_, m.Complete = j.coord.progress()
 			m.Written = j.coord.newestWritten()
@@ -29,6 +29,7 @@ func (j *Job) startSummaries(nw transport.Network) {
 		j.stopMessage(&m)
 		return m
 	}, func(m summary.Message) {
+		j.heard(m.Process, m.Reconfigs)
 		if j.coord != nil {
 			j.coord.send(coord.PeerWrote{Process: m.Process, N: m.Written})
 		}

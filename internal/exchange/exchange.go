@@ -8,6 +8,7 @@ import (
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 )
 
@@ -103,6 +104,16 @@ type KeyEx[K comparable, T any] struct {
 	sent   []int64
 	// keys, if set, counts the records sent to each key group.
 	keys *metrics.KeyCounter
+	// sched, if set, is the schedule rt follows: at each marker the
+	// exchange takes the table of the epoch it enters.
+	sched *routing.Schedule
+}
+
+// Follow makes e route each epoch by the table s has in force for it,
+// from the epoch after the next marker on (rt until then).
+func (e *KeyEx[K, T]) Follow(s *routing.Schedule) *KeyEx[K, T] {
+	e.sched = s
+	return e
 }
 
 // WithStats makes e report its loads to st at every epoch's end.
@@ -194,7 +205,13 @@ func (e *KeyEx[K, T]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
-	return markAll(e.Outlets, m)
+	if err := markAll(e.Outlets, m); err != nil {
+		return err
+	}
+	if e.sched != nil {
+		e.rt = e.sched.Enter(uint64(m.Epoch) + 1)
+	}
+	return nil
 }
 
 // mustRoute checks that rt assigns key groups to the outlets there are.

@@ -7,6 +7,7 @@ import (
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 )
 
@@ -30,6 +31,14 @@ type recordRouter[K comparable, T any] struct {
 	cur     []*dataflow.Batch[T]
 	pool    *sync.Pool
 	keys    *metrics.KeyCounter // counts per key group, if set
+	sched   *routing.Schedule   // the schedule rt follows, if set
+}
+
+// Follow makes e route each epoch by the table s has in force for it,
+// from the epoch after the next marker on.
+func (e *routeEx[K, T]) Follow(s *routing.Schedule) *routeEx[K, T] {
+	e.sched = s
+	return e
 }
 
 func newRecordRouter[K comparable, T any](key func(T) K, rt *partition.Table, outlets []runtime.Outlet, frame int, timed, dist bool) recordRouter[K, T] {
@@ -101,5 +110,11 @@ func (e *routeEx[K, T]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
-	return markAll(e.outlets, m)
+	if err := markAll(e.outlets, m); err != nil {
+		return err
+	}
+	if e.sched != nil {
+		e.rt = e.sched.Enter(uint64(m.Epoch) + 1)
+	}
+	return nil
 }

@@ -36,7 +36,7 @@ func keyedInput[K comparable, T any](k KeyedStream[K, T]) dataflow.InputEdge {
 	return dataflow.InputEdge{
 		From: k.s.node, FromPort: k.s.port, Keyed: true,
 		Exchange: func(x dataflow.ExchangeCtx) any {
-			return &guard[T]{name: x.Name, p: exchange.NewKeyEx[K, T](k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist)}
+			return &guard[T]{name: x.Name, p: exchange.NewKeyEx[K, T](k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist).Follow(x.Schedule)}
 		},
 		Wire: func() (dataflow.Wire, error) { return exchange.NewKeyedWire[K, T, struct{}](false) },
 	}
@@ -52,7 +52,7 @@ func recordKeyedInput[K comparable, T any](k KeyedStream[K, T]) dataflow.InputEd
 			if x.Ordered {
 				return &guard[T]{name: x.Name, p: exchange.NewOrdKeyEx(k.key, x, j.Cfg.BatchSize, k.s.timed)}
 			}
-			return &guard[T]{name: x.Name, p: exchange.NewRouteEx(k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, k.s.timed, x.Dist)}
+			return &guard[T]{name: x.Name, p: exchange.NewRouteEx(k.key, x.Routing, x.Outlets, j.Cfg.BatchSize, k.s.timed, x.Dist).Follow(x.Schedule)}
 		},
 		Wire: func() (dataflow.Wire, error) { return exchange.NewBatchWire[T](j.Cfg.BatchSize, k.s.timed) },
 	}
@@ -74,10 +74,10 @@ func windowInput[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggrega
 		var p dataflow.Pusher[T]
 		switch strat {
 		case partition.Hash:
-			p = exchange.NewKeyEx[K, T](key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist).WithStats(st, x.Sender, x.Senders)
+			p = exchange.NewKeyEx[K, T](key, x.Routing, x.Outlets, j.Cfg.BatchSize, x.Dist).WithStats(st, x.Sender, x.Senders).Follow(x.Schedule)
 		case partition.RoundRobin:
 			c := exchange.NewCombineEx[K, T, A](key, x.Routing, x.Outlets, j.Cfg.BatchSize, ws.spec, agg.Init, agg.Add, x.Dist)
-			c.Raw.WithStats(st, x.Sender, x.Senders)
+			c.Raw.WithStats(st, x.Sender, x.Senders).Follow(x.Schedule)
 			if x.From > 0 {
 				// Restored: the combiner does not know the watermark the
 				// window has; its first epoch goes raw, so that the window

@@ -25,7 +25,7 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 	}
 	d.key.Input = func(any, *dataflow.Graph) dataflow.InputEdge { return recordKeyedInput(k) }
 	d.key.Check = func(j *dataflow.Graph, inst, par int) any {
-		return newOwnerCheck(k.key, j.Routing(par), inst, j.StableHash())
+		return newOwnerCheck(k.key, j.View(par, inst), inst, j.StableHash())
 	}
 	out := recordOp(k.s, "process", d, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[U]) dataflow.Pusher[T] {
 		h := exchange.KeyHasher[K](k.s.job.StableHash())

@@ -49,7 +49,7 @@ func KeyedState[T any, K comparable](name string, key func(T) K) dataflow.Option
 		return recordKeyedInput(KeyedStream[K, T]{s: s.(Stream[T]), key: key, name: ks.Name})
 	}
 	ks.Check = func(j *dataflow.Graph, inst, par int) any {
-		return newOwnerCheck(key, j.Routing(par), inst, j.StableHash())
+		return newOwnerCheck(key, j.View(par, inst), inst, j.StableHash())
 	}
 	return func(c *dataflow.OpConfig) { c.State, c.Key = plan.Keyed, ks }
 }

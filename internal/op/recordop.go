@@ -7,6 +7,7 @@ import (
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -109,9 +110,10 @@ func (o *ownerCheckOp[T]) Push(b *dataflow.Batch[T]) error {
 
 func (o *ownerCheckOp[T]) Mark(m progress.Marker) error { return o.out.Mark(m) }
 
-func newOwnerCheck[K comparable, T any](key func(T) K, rt *partition.Table, inst int, dist bool) func(*dataflow.Batch[T]) error {
+func newOwnerCheck[K comparable, T any](key func(T) K, view *routing.View, inst int, dist bool) func(*dataflow.Batch[T]) error {
 	h := exchange.KeyHasher[K](dist)
 	return func(b *dataflow.Batch[T]) error {
+		rt := view.Table()
 		n := b.Len()
 		for j := 0; j < n; j++ {
 			i := j

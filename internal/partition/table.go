@@ -1,6 +1,9 @@
 package partition
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Table is key-group ownership as data: the instance, among Instances,
 // that owns each key group, in force from epoch From. Every keyed
@@ -78,4 +81,17 @@ func (t *Table) Owned(inst int) []KeyGroup {
 
 func (t *Table) String() string {
 	return fmt.Sprintf("table of %d key groups over %d instances from epoch %d", len(t.owner), t.instances, t.From)
+}
+
+// Equal reports whether t and o assign every key group alike over as many
+// instances (their From may differ).
+func (t *Table) Equal(o *Table) bool {
+	return t.instances == o.instances && slices.Equal(t.owner, o.owner)
+}
+
+// At returns a copy of t in force from epoch from.
+func (t *Table) At(from uint64) *Table {
+	c := *t
+	c.From = from
+	return &c
 }

@@ -117,6 +117,7 @@ type Runtime struct {
 	errMu    sync.Mutex
 	err      error
 	start    time.Time
+	startNs  atomic.Int64 // start, for other goroutines
 	tracker  *tracker
 	// Records counts the records read by all sources.
 	records  atomic.Int64
@@ -228,6 +229,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	if !r.cfg.Origin.IsZero() {
 		r.start = r.cfg.Origin
 	}
+	r.startNs.Store(r.start.UnixNano())
 	r.tracker.onEpoch = r.cfg.OnEpoch
 	var tasks, services sync.WaitGroup
 	run := func(wg *sync.WaitGroup, name string, instance int, f func() error) {
@@ -279,6 +281,20 @@ func (r *Runtime) Run(ctx context.Context) error {
 }
 
 // wallEpoch is the time-based epoch the clock is in.
+// WallEpoch is the epoch the clock is in (time-based epochs), once the
+// runtime runs.
+func (r *Runtime) WallEpoch() progress.Epoch {
+	start := r.startNs.Load()
+	if r.cfg.Records > 0 || start == 0 {
+		return 0
+	}
+	e := progress.Epoch(time.Since(time.Unix(0, start)) / r.cfg.Interval)
+	if r.cfg.Origin.IsZero() {
+		e += r.cfg.FirstEpoch
+	}
+	return e
+}
+
 func (r *Runtime) wallEpoch() progress.Epoch {
 	e := progress.Epoch(time.Since(r.start) / r.cfg.Interval)
 	if r.cfg.Origin.IsZero() {

@@ -32,6 +32,10 @@ type Message struct {
 	// Figures are the process's figures (internal/metrics' encoding),
 	// opaque here.
 	Figures []byte
+	// Reconfigs are the reconfigurations (internal/migrate's encoding,
+	// opaque here) the process asked for last, announced to every peer
+	// until they take force.
+	Reconfigs [][]byte
 }
 
 // Count is a named counter.
@@ -42,10 +46,14 @@ type Count struct {
 
 const (
 	magic      = 0x5753 // "WS"
-	version    = 2
+	version    = 3
 	maxCounts  = 256
 	maxNameLen = 256
 	maxFigures = 16 << 20
+	// maxReconfigs bounds the reconfigurations of one message, and
+	// maxReconfigBytes their total size.
+	maxReconfigs     = 1 << 16
+	maxReconfigBytes = 16 << 20
 )
 
 // Encode appends m's encoding to b.
@@ -75,7 +83,13 @@ func Encode(b []byte, m Message) []byte {
 		b = binary.AppendVarint(b, c.Value)
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.Figures)))
-	return append(b, m.Figures...)
+	b = append(b, m.Figures...)
+	b = binary.AppendUvarint(b, uint64(len(m.Reconfigs)))
+	for _, r := range m.Reconfigs {
+		b = binary.AppendUvarint(b, uint64(len(r)))
+		b = append(b, r...)
+	}
+	return b
 }
 
 var errShort = errors.New("summary: message cut short")
@@ -142,6 +156,20 @@ func Decode(b []byte) (Message, error) {
 		m.Figures = append([]byte(nil), b[:l]...)
 	}
 	b = b[l:]
+	nr := uv()
+	if b == nil || nr > maxReconfigs || nr > uint64(len(b)) {
+		return Message{}, errShort
+	}
+	total := 0
+	for range nr {
+		l := uv()
+		if b == nil || l > uint64(len(b)) || total+int(l) > maxReconfigBytes {
+			return Message{}, errShort
+		}
+		total += int(l)
+		m.Reconfigs = append(m.Reconfigs, append([]byte(nil), b[:l]...))
+		b = b[l:]
+	}
 	if len(b) != 0 {
 		return Message{}, fmt.Errorf("summary: %d bytes after the message", len(b))
 	}

@@ -1,0 +1,266 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/migrate"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/routing"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// handovers moves the state of key groups between the keyed instances
+// of a running job when their routing table changes: instances of this
+// process deliver to each other through the post office, and to other
+// processes over the handover channel.
+type handovers struct {
+	po    *postOffice
+	net   transport.Network
+	pl    placement
+	done  <-chan struct{}
+	mu    []sync.Mutex // per peer: one goroutine sends at a time
+	moved atomic.Int64 // bytes of state this process handed over
+	keys  atomic.Int64 // key groups this process handed over
+}
+
+func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *handovers {
+	h := &handovers{po: newPostOffice(), net: net, pl: pl, done: rt.Done(), mu: make([]sync.Mutex, pl.procs)}
+	if net == nil {
+		return h
+	}
+	for p := range pl.procs {
+		if p == pl.self {
+			continue
+		}
+		r := net.Receiver(handoverChannel, p)
+		rt.AddService(fmt.Sprintf("handover-from-%d", p), func(done <-chan struct{}) error {
+			for {
+				msg, err := r.Recv()
+				if err != nil {
+					return nil // the network says why, if it failed
+				}
+				if err := h.po.receive(p, msg); err != nil {
+					return err
+				}
+				r.Release()
+			}
+		})
+	}
+	return h
+}
+
+// send delivers a parcel to instance k.to, here or on its process.
+func (h *handovers) send(k parcelKey, blobs []checkpoint.StateBlob) error {
+	var n int64
+	for _, b := range blobs {
+		n += int64(len(b.Data))
+	}
+	h.moved.Add(n)
+	p := h.pl.proc(k.to, k.par)
+	if p == h.pl.self {
+		h.po.deliver(k, blobs)
+		return nil
+	}
+	h.mu[p].Lock()
+	defer h.mu[p].Unlock()
+	if _, err := ship(h.net.Sender(handoverChannel, p), k, blobs); err != nil {
+		return fmt.Errorf("weir: %s#%d: handing key groups to instance %d on process %d: %w", k.task, k.from, k.to, p, err)
+	}
+	return nil
+}
+
+// handover is one keyed task instance's part: at each aligned marker it
+// compares the table it routed the ended epoch by with the one of the
+// next epoch, hands over the state of the key groups it loses and takes
+// that of the key groups it gains.
+type handover struct {
+	h      *handovers
+	task   string
+	inst   int
+	groups int
+	sched  *routing.Schedule
+	cur    *partition.Table
+	view   *routing.View
+	movers []dataflow.SnapEntry
+	epoch  uint64 // the last aligned marker's epoch
+}
+
+func (x *handover) after(m progress.Marker) error {
+	x.epoch = uint64(m.Epoch)
+	if m.Final {
+		return nil
+	}
+	next := x.sched.At(uint64(m.Epoch) + 1)
+	if next == x.cur {
+		return nil
+	}
+	old := x.cur
+	x.cur = next
+	par := old.Instances()
+	lose := map[int]bool{} // destinations, each sent a parcel (maybe empty)
+	gain := map[int]bool{} // sources, each owing a parcel
+	for _, mv := range migrate.Moves(old, next) {
+		switch x.inst {
+		case mv.From:
+			lose[mv.To] = true
+		case mv.To:
+			gain[mv.From] = true
+		}
+	}
+	if len(lose) > 0 {
+		take := func(kg uint32) bool {
+			g := partition.KeyGroup(kg)
+			return old.Owner(g) == x.inst && next.Owner(g) != x.inst
+		}
+		var blobs []checkpoint.StateBlob
+		for _, s := range x.movers {
+			var err error
+			if blobs, err = s.S.(dataflow.KeyedMover).ExtractKeyed(s.Op, x.groups, take, blobs); err != nil {
+				return err
+			}
+		}
+		by := map[int][]checkpoint.StateBlob{}
+		for _, b := range blobs {
+			to := next.Owner(partition.KeyGroup(b.KeyGroup))
+			by[to] = append(by[to], b)
+		}
+		for to := range lose {
+			k := parcelKey{task: x.task, par: par, epoch: uint64(m.Epoch), from: x.inst, to: to}
+			if err := x.h.send(k, by[to]); err != nil {
+				return err
+			}
+		}
+		x.h.keys.Add(int64(countLost(old, next, x.inst)))
+	}
+	x.view.Set(next)
+	for from := range gain {
+		k := parcelKey{task: x.task, par: par, epoch: uint64(m.Epoch), from: from, to: x.inst}
+		blobs, ok := x.h.po.take(k, x.h.done)
+		if !ok {
+			return nil // the job stops
+		}
+		byOp := map[string][][]byte{}
+		for _, b := range blobs {
+			byOp[b.Operator] = append(byOp[b.Operator], b.Data)
+		}
+		for _, s := range x.movers {
+			if err := s.S.(dataflow.KeyedMover).RestoreKeyed(byOp[s.Op]); err != nil {
+				return fmt.Errorf("weir: %s#%d: taking key groups from instance %d: %w", s.Op, x.inst, from, err)
+			}
+		}
+	}
+	return nil
+}
+
+func countLost(old, next *partition.Table, inst int) int {
+	n := 0
+	for kg := range old.Groups() {
+		g := partition.KeyGroup(kg)
+		if old.Owner(g) == inst && next.Owner(g) != inst {
+			n++
+		}
+	}
+	return n
+}
+
+// routingSuffix names the blob, saved by instance 0 of each keyed task,
+// that records its routing tables at a checkpoint.
+const routingSuffix = "#routing"
+
+// routingSnap saves the tables in force after the checkpoint's epoch.
+type routingSnap struct{ x *handover }
+
+func (r routingSnap) SnapshotInstance() ([]byte, error) {
+	ts := r.x.sched.Tables(r.x.epoch + 1)
+	b := binary.AppendUvarint(nil, uint64(len(ts)))
+	for _, t := range ts {
+		enc, err := migrate.Encode(migrate.Reconfig{Operator: r.x.task, Table: t})
+		if err != nil {
+			return nil, err
+		}
+		b = binary.AppendUvarint(b, uint64(len(enc)))
+		b = append(b, enc...)
+	}
+	return b, nil
+}
+
+// RestoreInstance does nothing: the tables are read before the job is
+// built (restoredSchedules).
+func (routingSnap) RestoreInstance([]byte) error { return nil }
+
+// decodeTables reads what routingSnap saved.
+func decodeTables(b []byte) ([]*partition.Table, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > 1<<16 {
+		return nil, fmt.Errorf("weir: a corrupt routing record")
+	}
+	b = b[k:]
+	out := make([]*partition.Table, 0, n)
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return nil, fmt.Errorf("weir: a corrupt routing record")
+		}
+		r, err := migrate.Decode(b[k : k+int(l)])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.Table)
+		b = b[k+int(l):]
+	}
+	return out, nil
+}
+
+// handover makes the key-group handover of instance inst of keyed task
+// name, or returns nil for a task without keyed state.
+func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry) *handover {
+	var movers []dataflow.SnapEntry
+	for _, s := range snaps {
+		if _, ok := s.S.(dataflow.KeyedMover); ok {
+			movers = append(movers, s)
+		}
+	}
+	if len(movers) == 0 {
+		return nil
+	}
+	w.j.keyed(par)
+	s := w.j.Schedule(par)
+	return &handover{h: w.j.handovers, task: name, inst: inst, groups: w.j.Cfg.KeyGroups, sched: s, cur: s.At(0),
+		view: w.j.View(par, inst), movers: movers}
+}
+
+// restoredSchedules sets the routing schedules the checkpoint the job
+// resumes from recorded, before the job is built.
+func (j *Job) restoredSchedules() error {
+	if j.coord == nil || j.coord.restored == nil {
+		return nil
+	}
+	for k, data := range j.coord.restored {
+		if k.Inst != 0 || !strings.HasSuffix(k.Op, routingSuffix) {
+			continue
+		}
+		ts, err := decodeTables(data)
+		if err != nil {
+			return fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, k.Op, err)
+		}
+		s, err := routing.Restore(ts)
+		if err != nil {
+			return fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, k.Op, err)
+		}
+		if ts[0].Groups() == j.Cfg.KeyGroups {
+			j.SetSchedule(ts[0].Instances(), s)
+		}
+	}
+	return nil
+}
+
+// RestoreInstances does nothing either.
+func (routingSnap) RestoreInstances([][]byte) error { return nil }

@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/weirstream/weir/internal/bin"
+	"github.com/weirstream/weir/internal/checkpoint"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// handoverChannel is the transport channel that carries key groups'
+// state between processes; channelID never makes it (edges stop short of
+// 4095), and the summaries use 0xFFFFFFFF.
+const handoverChannel = 0xFFFFFFFE
+
+// parcelKey names the state one instance hands another at one epoch
+// boundary: the key groups of task (a keyed chain of par instances) that
+// instance from owned until epoch Epoch and instance to owns after it.
+type parcelKey struct {
+	task     string
+	par      int
+	epoch    uint64
+	from, to int
+}
+
+// parcel is what arrived for a key: the blobs, complete once the sender
+// said it sent all of them.
+type parcel struct {
+	blobs    []checkpoint.StateBlob
+	complete bool
+	// pieces of blobs still arriving from another process, by blob
+	pending map[blobID]*checkpoint.StateBlob
+	bytes   int64
+}
+
+type blobID struct {
+	op string
+	kg uint32
+}
+
+// postOffice holds the key groups' state in transit to this process's
+// instances until they take it.
+type postOffice struct {
+	mu      sync.Mutex
+	parcels map[parcelKey]*parcel
+	arrived chan struct{} // closed and replaced at each completed parcel
+}
+
+func newPostOffice() *postOffice {
+	return &postOffice{parcels: map[parcelKey]*parcel{}, arrived: make(chan struct{})}
+}
+
+func (po *postOffice) get(k parcelKey) *parcel {
+	p := po.parcels[k]
+	if p == nil {
+		p = &parcel{}
+		po.parcels[k] = p
+	}
+	return p
+}
+
+// deliver hands a whole parcel over, from an instance of this process.
+func (po *postOffice) deliver(k parcelKey, blobs []checkpoint.StateBlob) {
+	po.mu.Lock()
+	p := po.get(k)
+	p.blobs, p.complete = append(p.blobs, blobs...), true
+	close(po.arrived)
+	po.arrived = make(chan struct{})
+	po.mu.Unlock()
+}
+
+// take waits until the parcel k has arrived and returns its blobs, or
+// returns nil and false once done closes.
+func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]checkpoint.StateBlob, bool) {
+	for {
+		po.mu.Lock()
+		if p := po.parcels[k]; p != nil && p.complete {
+			delete(po.parcels, k)
+			po.mu.Unlock()
+			return p.blobs, true
+		}
+		wait := po.arrived
+		po.mu.Unlock()
+		select {
+		case <-wait:
+		case <-done:
+			return nil, false
+		}
+	}
+}
+
+// The messages of the handover channel: a piece of a blob, or the end of
+// a parcel with its count of blobs.
+//
+//	kind (1 piece, 2 end), task, par, epoch, from, to,
+//	piece: operator, key group, blob length, offset, bytes to the end
+//	end: number of blobs
+const (
+	msgPiece = 1
+	msgEnd   = 2
+	// maxPiece is the most of a blob one message carries.
+	maxPiece = 4 << 20
+)
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendHeader(b []byte, kind byte, k parcelKey) []byte {
+	b = append(b, kind)
+	b = appendString(b, k.task)
+	for _, v := range []uint64{uint64(k.par), k.epoch, uint64(k.from), uint64(k.to)} {
+		b = binary.AppendUvarint(b, v)
+	}
+	return b
+}
+
+// ship sends a parcel to another process over s, in pieces.
+func ship(s transport.Sender, k parcelKey, blobs []checkpoint.StateBlob) (int64, error) {
+	var sent int64
+	for _, bl := range blobs {
+		for off := 0; off == 0 || off < len(bl.Data); off += maxPiece {
+			end := min(len(bl.Data), off+maxPiece)
+			b := appendHeader(s.Buffer(), msgPiece, k)
+			b = appendString(b, bl.Operator)
+			b = binary.AppendUvarint(b, uint64(bl.KeyGroup))
+			b = binary.AppendUvarint(b, uint64(len(bl.Data)))
+			b = binary.AppendUvarint(b, uint64(off))
+			b = append(b, bl.Data[off:end]...)
+			if err := s.Send(b); err != nil {
+				return sent, err
+			}
+			sent += int64(end - off)
+			if end == len(bl.Data) {
+				break
+			}
+		}
+	}
+	b := appendHeader(s.Buffer(), msgEnd, k)
+	b = binary.AppendUvarint(b, uint64(len(blobs)))
+	return sent, s.Send(b)
+}
+
+// maxBlob bounds the length of a blob a receiver assembles.
+const maxBlob = 1 << 34
+
+// receive takes one message of the handover channel from process from.
+func (po *postOffice) receive(from int, msg []byte) error {
+	d := bin.Decoder{B: msg}
+	kind := d.Byte()
+	str := func() string {
+		n := d.Int(int64(len(d.B)) + 1)
+		if d.Err != nil {
+			return ""
+		}
+		s := string(d.B[:n])
+		d.B = d.B[n:]
+		return s
+	}
+	k := parcelKey{task: str()}
+	k.par, k.epoch, k.from, k.to = int(d.Int(1<<16+1)), d.Uvarint(), int(d.Int(1<<16)), int(d.Int(1<<16))
+	if d.Err != nil {
+		return fmt.Errorf("weir: a key-group handover from process %d: %w", from, d.Err)
+	}
+	po.mu.Lock()
+	defer po.mu.Unlock()
+	p := po.get(k)
+	switch kind {
+	case msgPiece:
+		id := blobID{op: str()}
+		id.kg = uint32(d.Int(1 << 32))
+		total, off := d.Int(maxBlob), d.Uvarint()
+		if d.Err != nil || off+uint64(len(d.B)) > uint64(total) {
+			return fmt.Errorf("weir: a key-group handover from process %d: a corrupt piece", from)
+		}
+		if p.pending == nil {
+			p.pending = map[blobID]*checkpoint.StateBlob{}
+		}
+		bl := p.pending[id]
+		if bl == nil {
+			bl = &checkpoint.StateBlob{Operator: id.op, KeyGroup: id.kg, Data: make([]byte, 0, total)}
+			p.pending[id] = bl
+		}
+		if uint64(len(bl.Data)) != off {
+			return fmt.Errorf("weir: a key-group handover from process %d: key group %d of %s out of order", from, id.kg, id.op)
+		}
+		bl.Data = append(bl.Data, d.B...)
+		p.bytes += int64(len(d.B))
+		if int64(len(bl.Data)) == total {
+			p.blobs = append(p.blobs, *bl)
+			delete(p.pending, id)
+		}
+	case msgEnd:
+		n := d.Uvarint()
+		if d.Err != nil || len(p.pending) > 0 || uint64(len(p.blobs)) != n {
+			return fmt.Errorf("weir: a key-group handover from process %d ended with %d of %d blobs", from, len(p.blobs), n)
+		}
+		p.complete = true
+		close(po.arrived)
+		po.arrived = make(chan struct{})
+	default:
+		return fmt.Errorf("weir: a key-group handover from process %d: unknown message %d", from, kind)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weirstream/weir/internal/migrate"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
+)
+
+// Rescale asks a running job to move its keyed operators' key groups
+// over Instances of their instances (the first ones), in steps by
+// Strategy.
+type Rescale struct {
+	Instances int
+	Strategy  migrate.Strategy
+	// Gap is the epochs between steps (0: 1); PerPair and MaxPerStep are
+	// migrate.Options'.
+	Gap                 uint64
+	PerPair, MaxPerStep int
+}
+
+// Migration is a reconfiguration announced: its steps take force at
+// epochs First to Last.
+type Migration struct {
+	First, Last uint64
+	Steps       int
+	// Moves is the key groups that change owner, summed over the keyed
+	// operators' groups.
+	Moves int
+}
+
+// rescaleState is the job's side of reconfigurations: the ones this
+// process asked for last, which its summaries announce, and the epoch
+// its terminal tasks completed last.
+type rescaleState struct {
+	mu        sync.Mutex
+	announced [][]byte
+	completed atomic.Uint64
+	// pars are the instance counts of the keyed tasks, whose schedules
+	// a rescale changes.
+	pars map[int]bool
+}
+
+// keyed notes a keyed task of par instances.
+func (j *Job) keyed(par int) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	if j.rescale.pars == nil {
+		j.rescale.pars = map[int]bool{}
+	}
+	j.rescale.pars[par] = true
+}
+
+// keyedSchedules returns the schedules of the keyed tasks.
+func (j *Job) keyedSchedules() map[int]*routing.Schedule {
+	out := map[int]*routing.Schedule{}
+	for par := range j.rescale.pars {
+		out[par] = j.Schedule(par)
+	}
+	return out
+}
+
+// routingName names the keyed operators of par instances in a Reconfig:
+// one schedule routes them all.
+func routingName(par int) string { return "keyed/" + strconv.Itoa(par) }
+
+// Rescale puts a reconfiguration in force from an epoch far enough ahead
+// for every process to hear of it, and announces it to the others.
+func (j *Job) Rescale(r Rescale) (Migration, error) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	j.mu.Lock()
+	rt, running := j.rt, j.statsReady
+	j.mu.Unlock()
+	if rt == nil || !running {
+		return Migration{}, errors.New("weir: rescale: the job is not running")
+	}
+	if err := j.canRescale(); err != nil {
+		return Migration{}, err
+	}
+	scheds := j.keyedSchedules()
+	if len(scheds) == 0 {
+		return Migration{}, errors.New("weir: rescale: the job has no keyed operators")
+	}
+	for par := range scheds {
+		if r.Instances < 1 || r.Instances > par {
+			return Migration{}, fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, par)
+		}
+	}
+	lead := uint64(2)
+	if j.Processes() > 1 {
+		// The summaries carry the announcement, a few times a second.
+		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
+	}
+	e := j.rescale.completed.Load()
+	if j.Cfg.EpochRecords == 0 {
+		e = max(e, uint64(rt.WallEpoch()))
+	}
+	var mg Migration
+	var announce [][]byte
+	for par, s := range scheds {
+		from := max(e, s.Reached()) + lead
+		old := s.At(from - 1)
+		target := partition.Contiguous(j.Cfg.KeyGroups, r.Instances)
+		owner := make([]int, target.Groups())
+		for kg := range owner {
+			owner[kg] = target.Owner(partition.KeyGroup(kg))
+		}
+		want, err := partition.NewTable(from, par, owner)
+		if err != nil {
+			return Migration{}, err
+		}
+		steps, err := migrate.Plan(old, want, r.Strategy, migrate.Options{Gap: r.Gap, PerPair: r.PerPair, MaxPerStep: r.MaxPerStep})
+		if err != nil {
+			return Migration{}, fmt.Errorf("weir: rescale: %w", err)
+		}
+		for i, st := range steps {
+			if err := s.Add(st.Table); err != nil {
+				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
+			}
+			b, err := migrate.Encode(migrate.Reconfig{Operator: routingName(par), Table: st.Table})
+			if err != nil {
+				return Migration{}, err
+			}
+			announce = append(announce, b)
+			mg.Moves += len(st.Moves)
+			if mg.Steps == 0 || st.Table.From < mg.First {
+				mg.First = st.Table.From
+			}
+			mg.Last = max(mg.Last, st.Table.From)
+			mg.Steps = max(mg.Steps, i+1)
+		}
+	}
+	j.rescale.announced = announce
+	j.kickSummaries()
+	return mg, nil
+}
+
+// canRescale refuses the jobs whose keyed routing cannot change while
+// they run.
+func (j *Job) canRescale() error {
+	switch {
+	case j.Cfg.Ordered:
+		return errors.New("weir: rescale: an ordered job's keyed exchanges restore the input order by instance and cannot change owners while it runs")
+	case j.Cfg.Partitioning == partition.PKG.String() || j.Cfg.Partitioning == partition.Prompt.String():
+		return fmt.Errorf("weir: rescale: partitioning %s spreads keys by load, not by key group; use hash or roundrobin", j.Cfg.Partitioning)
+	case j.Processes() > 1 && j.Cfg.EpochRecords > 0:
+		return errors.New("weir: rescale: the processes of a job with count-based epochs number them apart, so none can name an epoch ahead of all; use time-based epochs")
+	}
+	return nil
+}
+
+// announced returns the reconfigurations this process's summaries carry.
+func (j *Job) announced() [][]byte {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	return j.rescale.announced
+}
+
+// heard puts in force the reconfigurations a peer announced; one that
+// comes too late for this process fails the job.
+func (j *Job) heard(from int, recs [][]byte) {
+	for _, b := range recs {
+		rc, err := migrate.Decode(b)
+		if err == nil {
+			err = j.applyReconfig(rc)
+		}
+		if err != nil {
+			j.failRun(fmt.Errorf("weir: process %d announced a rescale this process cannot follow: %w", from, err))
+			return
+		}
+	}
+}
+
+func (j *Job) applyReconfig(rc migrate.Reconfig) error {
+	par, ok := strings.CutPrefix(rc.Operator, "keyed/")
+	p, err := strconv.Atoi(par)
+	if !ok || err != nil || p < 1 {
+		return fmt.Errorf("an unknown routing group %q", rc.Operator)
+	}
+	j.rescale.mu.Lock()
+	known := j.rescale.pars[p]
+	j.rescale.mu.Unlock()
+	s := j.Schedule(p)
+	if !known {
+		return fmt.Errorf("no keyed operators of %d instances", p)
+	}
+	err = s.Add(rc.Table)
+	if errors.Is(err, routing.ErrTooLate) {
+		return fmt.Errorf("%w (the announcement came too late: a longer epoch interval or a quieter network gives it more time)", err)
+	}
+	return err
+}
+
+// failRun stops the run with err.
+func (j *Job) failRun(err error) {
+	j.mu.Lock()
+	rt := j.rt
+	j.mu.Unlock()
+	if rt != nil {
+		rt.Stop(err)
+	}
+}
+
+// RescaleFigures are what the key-group handovers of this process moved
+// so far.
+func (j *Job) RescaleFigures() (bytes, keyGroups int64) {
+	j.mu.Lock()
+	h := j.handovers
+	j.mu.Unlock()
+	if h == nil {
+		return 0, 0
+	}
+	return h.moved.Load(), h.keys.Load()
+}
+
+// CompletedEpoch is the newest epoch this process's terminal tasks have
+// all completed.
+func (j *Job) CompletedEpoch() uint64 { return j.rescale.completed.Load() }
+
+// Done returns a channel closed once the running job's runtime stopped,
+// or nil before it runs.
+func (j *Job) Done() <-chan struct{} {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.rt == nil {
+		return nil
+	}
+	return j.rt.Done()
+}

@@ -1,0 +1,159 @@
+package routing
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/weirstream/weir/internal/partition"
+)
+
+// ErrTooLate is wrapped by the error of Add for a table whose first
+// epoch a sender of this process has already entered.
+var ErrTooLate = errors.New("routing: the table takes force at an epoch already entered")
+
+// Schedule is the routing tables of a group of keyed operators, each in
+// force from its From epoch until the next one's. It is safe for
+// concurrent use.
+type Schedule struct {
+	mu      sync.Mutex
+	tables  atomic.Pointer[[]*partition.Table] // by From, the first From 0
+	reached uint64                             // the highest epoch a sender entered
+	changed chan struct{}                      // closed and replaced at every Add
+}
+
+// New returns the schedule that routes by first from epoch 0.
+func New(first *partition.Table) *Schedule {
+	s := &Schedule{changed: make(chan struct{})}
+	t := *first
+	t.From = 0
+	s.tables.Store(&[]*partition.Table{&t})
+	return s
+}
+
+// At returns the table in force at epoch e.
+func (s *Schedule) At(e uint64) *partition.Table {
+	ts := *s.tables.Load()
+	i, _ := slices.BinarySearchFunc(ts, e, func(t *partition.Table, e uint64) int {
+		if t.From <= e {
+			return -1
+		}
+		return 1
+	})
+	return ts[i-1]
+}
+
+// Enter says that a sender starts sending the records of epoch e, and
+// returns the table to route them by. From then on no table may take
+// force at e or before.
+func (s *Schedule) Enter(e uint64) *partition.Table {
+	s.mu.Lock()
+	s.reached = max(s.reached, e)
+	s.mu.Unlock()
+	return s.At(e)
+}
+
+// Reached is the highest epoch a sender has entered.
+func (s *Schedule) Reached() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reached
+}
+
+// Add puts t in force from t.From: it replaces any table from that epoch
+// or later (a newer plan supersedes the rest of an older one). It refuses
+// a table whose epoch a sender already entered, or one of another shape.
+// Adding a table equal to the one already in force from t.From is a
+// no-op, so that announcements may repeat.
+func (s *Schedule) Add(t *partition.Table) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts := *s.tables.Load()
+	if cur := ts[0]; t.Groups() != cur.Groups() || t.Instances() != cur.Instances() {
+		return fmt.Errorf("routing: a table of %d key groups over %d instances, the schedule's have %d over %d",
+			t.Groups(), t.Instances(), cur.Groups(), cur.Instances())
+	}
+	for _, o := range ts {
+		if o.From == t.From && o.Equal(t) {
+			return nil
+		}
+	}
+	if t.From <= s.reached {
+		return fmt.Errorf("%w: epoch %d, and epoch %d was entered", ErrTooLate, t.From, s.reached)
+	}
+	next := make([]*partition.Table, 0, len(ts)+1)
+	for _, o := range ts {
+		if o.From < t.From {
+			next = append(next, o)
+		}
+	}
+	next = append(next, t)
+	s.tables.Store(&next)
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return nil
+}
+
+// Tables returns the tables from the one in force at epoch e on, in
+// order: what a checkpoint taken at the end of epoch e−1 records.
+func (s *Schedule) Tables(e uint64) []*partition.Table {
+	ts := *s.tables.Load()
+	var out []*partition.Table
+	for i, t := range ts {
+		if i+1 < len(ts) && ts[i+1].From <= e {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Last returns the last table of the schedule, in force from its From on.
+func (s *Schedule) Last() *partition.Table {
+	ts := *s.tables.Load()
+	return ts[len(ts)-1]
+}
+
+// Changed returns a channel closed at the next Add.
+func (s *Schedule) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// Restore returns the schedule of a job that resumes with tables (as
+// Tables returned them when the checkpoint was taken): the first is in
+// force from epoch 0, the others from their own From.
+func Restore(tables []*partition.Table) (*Schedule, error) {
+	if len(tables) == 0 {
+		return nil, fmt.Errorf("routing: a schedule of no tables")
+	}
+	s := New(tables[0])
+	for _, t := range tables[1:] {
+		if err := s.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// View is the table one receiving instance routes its current epoch by,
+// which its ownership checks read; the instance sets it at each epoch
+// boundary where the table changes, once the key groups it gains have
+// arrived.
+type View struct{ t atomic.Pointer[partition.Table] }
+
+// NewView returns a view of t.
+func NewView(t *partition.Table) *View {
+	v := &View{}
+	v.t.Store(t)
+	return v
+}
+
+// Table returns the table in force.
+func (v *View) Table() *partition.Table { return v.t.Load() }
+
+// Set puts t in force.
+func (v *View) Set(t *partition.Table) { v.t.Store(t) }

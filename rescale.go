@@ -1,0 +1,102 @@
+package weir
+
+import (
+	"context"
+	"time"
+
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/engine"
+	"github.com/weirstream/weir/internal/migrate"
+)
+
+// RescaleStrategy is how a rescale spreads the key groups it moves over
+// epoch boundaries (Megaphone's strategies).
+type RescaleStrategy = migrate.Strategy
+
+const (
+	// Batched (the default) moves, at each step, at most one key group
+	// out of and one into each instance, so that no instance stalls for
+	// long on state in transit.
+	Batched = migrate.Batched
+	// AllAtOnce moves every key group at one boundary.
+	AllAtOnce = migrate.AllAtOnce
+	// Fluid moves one key group per step.
+	Fluid = migrate.Fluid
+)
+
+// ParseRescaleStrategy reads "batched", "all-at-once" or "fluid".
+func ParseRescaleStrategy(name string) (RescaleStrategy, error) { return migrate.ParseStrategy(name) }
+
+// ActiveInstances makes the keyed operators start with their key groups
+// over their first n instances only; the others own nothing until
+// Job.Rescale gives them key groups. An operator's planned instances are
+// the most a rescale can spread it over.
+func ActiveInstances(n int) JobOption { return dataflow.ActiveInstances(n) }
+
+// RescaleOption configures a rescale.
+type RescaleOption func(*engine.Rescale)
+
+// WithStrategy sets the rescale's strategy (default Batched).
+func WithStrategy(s RescaleStrategy) RescaleOption { return func(r *engine.Rescale) { r.Strategy = s } }
+
+// StepGap sets the epochs between two steps of a rescale (default 1), so
+// that queues drain between them.
+func StepGap(epochs int) RescaleOption {
+	return func(r *engine.Rescale) { r.Gap = uint64(max(epochs, 0)) }
+}
+
+// PerPair lets one step of a batched rescale hand up to n key groups
+// between the same two instances (default 1).
+func PerPair(n int) RescaleOption { return func(r *engine.Rescale) { r.PerPair = n } }
+
+// Migration is a rescale under way: its steps take force at the epoch
+// boundaries First to Last.
+type Migration struct {
+	First, Last uint64
+	Steps       int
+	// Moves is the number of key groups that change owner.
+	Moves int
+	job   *engine.Job
+}
+
+// Rescale spreads the key groups of the job's keyed operators over
+// their first instances instances, while the job runs: at each step's
+// epoch boundary the old owners hand the moving key groups' state
+// (windows, joins, process state and timers) to the new ones, which hold
+// the records of those key groups until it has arrived; nothing else
+// waits. In a job of several processes, any process may be asked; it
+// announces the rescale to the others, which apply it at the same
+// epochs. Rescale returns once the rescale is announced; Migration.Wait
+// waits for its last step.
+func (j *Job) Rescale(instances int, opts ...RescaleOption) (*Migration, error) {
+	r := engine.Rescale{Instances: instances}
+	for _, o := range opts {
+		o(&r)
+	}
+	m, err := j.e.Rescale(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Migration{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, job: j.e}, nil
+}
+
+// Wait waits until this process has completed the epoch of the last step,
+// the job ended or ctx is done.
+func (m *Migration) Wait(ctx context.Context) error {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for m.job.CompletedEpoch() < m.Last {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-m.job.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// MovedBytes is the bytes of key-group state this process handed over
+// since the job started, and the key groups.
+func (j *Job) MovedBytes() (bytes, keyGroups int64) { return j.e.RescaleFigures() }

@@ -1,0 +1,91 @@
+package weir_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+)
+
+// liveJob counts in per key and 50 ms window, and keeps a running count per
+// key in a Process, on 4 workers whose keyed operators start over 2.
+func liveJob(in []rec, opts ...weir.JobOption) (*weir.Job, *weir.Collect[weir.WindowResult[string, int64]], *weir.Collect[string]) {
+	j := weir.NewJob("live", append([]weir.JobOption{weir.Workers(4), weir.BatchInterval(20 * time.Millisecond)}, opts...)...)
+	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 8000))
+	timed := weir.EventTime(s, func(r rec) int64 { return r.TS }, 10*time.Millisecond, weir.Name("time"))
+	counts := weir.Count(weir.Window(weir.KeyBy(timed, func(r rec) string { return r.Key }), weir.Tumbling(50*time.Millisecond),
+		weir.WindowOptions(weir.Name("count"))))
+	wins := &weir.Collect[weir.WindowResult[string, int64]]{}
+	weir.Sink(counts, wins, weir.Name("wins"))
+	sums := weir.Process(weir.KeyBy(s, func(r rec) string { return r.Key }), func(k string, st *int, r rec, out []string) []string {
+		*st++ // a count: the set of outputs does not depend on the order of one key's records
+		return append(out, fmt.Sprintf("%s=%d", k, *st))
+	}, weir.Name("sum"))
+	sumOut := &weir.Collect[string]{}
+	weir.Sink(sums, sumOut, weir.Name("sums"))
+	return j, wins, sumOut
+}
+
+func TestRescaleLive(t *testing.T) {
+	in := make([]rec, 12000)
+	for i := range in {
+		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i%97), TS: int64(i) / 16}
+	}
+	wantWins := map[string]int64{}
+	sum := map[string]int{}
+	wantSums := map[string]int{}
+	for _, r := range in {
+		wantWins[fmt.Sprintf("%s@%d", r.Key, r.TS/50*50)]++
+		sum[r.Key]++
+		wantSums[fmt.Sprintf("%s=%d", r.Key, sum[r.Key])]++
+	}
+	for _, strat := range []weir.RescaleStrategy{weir.Batched, weir.AllAtOnce, weir.Fluid} {
+		for _, c := range []struct{ from, to int }{{4, 4}, {2, 4}, {4, 1}} {
+			t.Run(fmt.Sprintf("%v/%d-%d", strat, c.from, c.to), func(t *testing.T) {
+				j, wins, sums := liveJob(in, weir.ActiveInstances(c.from))
+				done := make(chan error, 1)
+				go func() { done <- j.Run(context.Background()) }()
+				time.Sleep(400 * time.Millisecond)
+				if c.to != c.from {
+					m, err := j.Rescale(c.to, weir.WithStrategy(strat))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := m.Wait(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					b, kgs := j.MovedBytes()
+					t.Logf("%d steps (epochs %d..%d), %d moves; moved %d bytes in %d key groups", m.Steps, m.First, m.Last, m.Moves, b, kgs)
+				}
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				got := countsOf(wins.Records())
+				if len(got) != len(wantWins) {
+					t.Errorf("%d windows; want %d", len(got), len(wantWins))
+				}
+				for k, v := range wantWins {
+					if got[k] != v {
+						t.Errorf("window %s counted %d; want %d", k, got[k], v)
+						break
+					}
+				}
+				gs := map[string]int{}
+				for _, s := range sums.Records() {
+					gs[s]++
+				}
+				if len(gs) != len(wantSums) {
+					t.Errorf("%d running sums; want %d", len(gs), len(wantSums))
+				}
+				for k, v := range wantSums {
+					if gs[k] != v {
+						t.Errorf("running sum %s seen %d times; want %d", k, gs[k], v)
+						break
+					}
+				}
+			})
+		}
+	}
+}
