@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -29,6 +30,7 @@ type handovers struct {
 	mu    []sync.Mutex // per peer: one goroutine sends at a time
 	moved atomic.Int64 // bytes of state this process handed over
 	keys  atomic.Int64 // key groups this process handed over
+	live  atomic.Int64 // keyed instances of this process not yet ended
 }
 
 func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *handovers {
@@ -47,7 +49,11 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 				if err != nil {
 					return nil // the network says why, if it failed
 				}
-				if err := h.po.receive(p, msg); err != nil {
+				err = h.po.receive(p, msg)
+				if errors.Is(err, errClosed) {
+					return nil // the peer's keyed instances have ended
+				}
+				if err != nil {
 					return err
 				}
 				r.Release()
@@ -55,6 +61,42 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 		})
 	}
 	return h
+}
+
+// ended notes that a keyed instance of this process has ended; after the
+// last, the peers hear that this process hands nothing more over. A
+// process without keyed instances tells them at start (closeIfIdle).
+func (h *handovers) ended() error {
+	if h.live.Add(-1) == 0 {
+		return h.close()
+	}
+	return nil
+}
+
+func (h *handovers) closeIfIdle() error {
+	if h.live.Load() == 0 {
+		return h.close()
+	}
+	return nil
+}
+
+func (h *handovers) close() error {
+	if h.net == nil {
+		return nil
+	}
+	for p := range h.pl.procs {
+		if p == h.pl.self {
+			continue
+		}
+		h.mu[p].Lock()
+		s := h.net.Sender(handoverChannel, p)
+		err := s.Send(append(s.Buffer(), msgClose))
+		h.mu[p].Unlock()
+		if err != nil {
+			return nil // the network failed or closed, and says why
+		}
+	}
+	return nil
 }
 
 // send delivers a parcel to instance k.to, here or on its process.
@@ -96,7 +138,7 @@ type handover struct {
 func (x *handover) after(m progress.Marker) error {
 	x.epoch = uint64(m.Epoch)
 	if m.Final {
-		return nil
+		return x.h.ended()
 	}
 	next := x.sched.At(uint64(m.Epoch) + 1)
 	if next == x.cur {
@@ -232,6 +274,7 @@ func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry
 		return nil
 	}
 	w.j.keyed(par)
+	w.j.handovers.live.Add(1)
 	s := w.j.Schedule(par)
 	return &handover{h: w.j.handovers, task: name, inst: inst, groups: w.j.Cfg.KeyGroups, sched: s, cur: s.At(0),
 		view: w.j.View(par, inst), movers: movers}

@@ -55,7 +55,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 			}
 		}
 	}
-	return nil
+	return j.handovers.closeIfIdle()
 }
 
 // wiring is what instantiate works from: the plan, where instances run,

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"encoding/binary"
 	"fmt"
 	"sync"
@@ -100,6 +101,9 @@ func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]checkpoint.Stat
 const (
 	msgPiece = 1
 	msgEnd   = 2
+	// msgClose says the sending process hands nothing more over: its
+	// keyed instances have all ended.
+	msgClose = 3
 	// maxPiece is the most of a blob one message carries.
 	maxPiece = 4 << 20
 )
@@ -147,10 +151,16 @@ func ship(s transport.Sender, k parcelKey, blobs []checkpoint.StateBlob) (int64,
 // maxBlob bounds the length of a blob a receiver assembles.
 const maxBlob = 1 << 34
 
+// errClosed is what receive returns for msgClose.
+var errClosed = errors.New("closed")
+
 // receive takes one message of the handover channel from process from.
 func (po *postOffice) receive(from int, msg []byte) error {
 	d := bin.Decoder{B: msg}
 	kind := d.Byte()
+	if kind == msgClose && len(msg) == 1 {
+		return errClosed
+	}
 	str := func() string {
 		n := d.Int(int64(len(d.B)) + 1)
 		if d.Err != nil {
