@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"errors"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
