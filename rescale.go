@@ -100,3 +100,7 @@ func (m *Migration) Wait(ctx context.Context) error {
 // MovedBytes is the bytes of key-group state this process handed over
 // since the job started, and the key groups.
 func (j *Job) MovedBytes() (bytes, keyGroups int64) { return j.e.RescaleFigures() }
+
+// Completed reports whether this process has completed the epoch of the
+// migration's last step.
+func (m *Migration) Completed() bool { return m.job.CompletedEpoch() >= m.Last }

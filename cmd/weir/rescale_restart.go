@@ -22,6 +22,8 @@ type migration struct {
 	downtime time.Duration
 	// checkpoint is the checkpoint the move went through (0: none).
 	checkpoint uint64
+	// steps is the live migration's steps (0 for restart).
+	steps int
 }
 
 // strategy runs a whole rescale benchmark under one way of rescaling: it
@@ -34,12 +36,13 @@ type migration struct {
 // it with r.log.addDuring.
 type strategy func(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migration, error)
 
-// strategies are the ways of rescaling weir bench rescale measures; the
-// live ones (all-at-once, fluid, batched) are to come.
-var strategies = map[string]strategy{"restart": restartStrategy}
-
-// liveStrategies are the names --strategy knows of but cannot run yet.
-var liveStrategies = []string{"all-at-once", "fluid", "batched"}
+// strategies are the ways of rescaling weir bench rescale measures.
+var strategies = map[string]strategy{
+	"restart":     restartStrategy,
+	"all-at-once": liveStrategy(weir.AllAtOnce),
+	"fluid":       liveStrategy(weir.Fluid),
+	"batched":     liveStrategy(weir.Batched),
+}
 
 // restartStrategy stops the job cleanly at a checkpoint (Job.Stop's
 // path: the next checkpoint completes, then every process stops) and

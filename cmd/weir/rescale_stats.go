@@ -98,16 +98,16 @@ func latencySummary(ds []time.Duration) map[string]any {
 	return out
 }
 
-// heapSample is the bytes of heap objects (live and not yet swept) at a
-// time.
+// heapSample is the bytes of the live heap at a time.
 type heapSample struct {
 	at    time.Time
 	bytes uint64
 }
 
-// heapObjectsMetric is what the sampler reads: the heap's objects, live
-// or not yet swept, as runtime/metrics counts them.
-const heapObjectsMetric = "/memory/classes/heap/objects:bytes"
+// heapObjectsMetric is what the sampler reads: the heap's live objects as
+// the last garbage collection marked them (runtime/metrics), so garbage
+// not yet collected does not count.
+const heapObjectsMetric = "/gc/heap/live:bytes"
 
 // sampleHeap reads heapObjectsMetric every period until ctx ends, and
 // returns the samples once it has (on done).

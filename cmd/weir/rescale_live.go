@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/jobs/nexmark"
+)
+
+// liveStrategy rescales the running job with Job.Rescale: the job runs
+// max(--from, --to) instances of every operator from the start, its keyed
+// operators with key groups over --from of them (ActiveInstances), and at
+// --at moves them over --to while it runs, in the steps of s. The move
+// ends when the epoch of its last step has completed; the bytes moved are
+// the key groups' state handed over, summed over the processes.
+func liveStrategy(s weir.RescaleStrategy) strategy {
+	return func(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migration, error) {
+		var m migration
+		j, err := r.build(max(r.from, r.to), []weir.JobOption{weir.ActiveInstances(r.from)})
+		if err != nil {
+			return nexmark.Checksum{}, m, err
+		}
+		type result struct {
+			mg  *weir.Migration
+			err error
+		}
+		asked := make(chan result, 1)
+		timer := time.AfterFunc(time.Until(r.clock.start.Add(r.at)), func() {
+			m.requested = time.Now()
+			mg, err := j.jobs[0].Rescale(r.to, weir.WithStrategy(s), weir.StepGap(r.gap), weir.PerPair(r.perPair))
+			if err == nil {
+				err = mg.Wait(ctx)
+			}
+			m.done = time.Now()
+			asked <- result{mg, err}
+		})
+		err = j.run(ctx)
+		if timer.Stop() {
+			return nexmark.Checksum{}, m, fmt.Errorf("bench rescale: the job ended before the rescale at %v; raise --duration or lower --at", r.at)
+		}
+		res := <-asked
+		switch {
+		case err != nil:
+			return nexmark.Checksum{}, m, err
+		case res.err != nil:
+			return nexmark.Checksum{}, m, res.err
+		case !res.mg.Completed():
+			return nexmark.Checksum{}, m, fmt.Errorf("bench rescale: the job ended before the rescale's last step (epoch %d); raise --duration", res.mg.Last)
+		}
+		for _, p := range j.jobs {
+			b, _ := p.MovedBytes()
+			m.bytesMoved += b
+		}
+		m.steps = res.mg.Steps
+		return j.sum, m, nil
+	}
+}
