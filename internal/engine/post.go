@@ -162,8 +162,9 @@ func (po *postOffice) receive(from int, msg []byte) error {
 		return errClosed
 	}
 	str := func() string {
-		n := d.Int(int64(len(d.B)) + 1)
-		if d.Err != nil {
+		n := d.Uvarint()
+		if d.Err != nil || n > uint64(len(d.B)) {
+			d.Fail()
 			return ""
 		}
 		s := string(d.B[:n])

@@ -13,7 +13,7 @@ func TestEncodeDecode(t *testing.T) {
 	ms := []Message{
 		{},
 		{Process: 3, Seq: 9, Final: true, Stop: true, Stopped: true, StopAt: 50, Complete: 42, Written: 45, Counts: Counts(map[string]int64{"records": 1 << 40, "late": -1, "dead_letters": 7}),
-			Figures: []byte("WM\x01\x00figures")},
+			Figures: []byte("WM\x01\x00figures"), Reconfigs: [][]byte{[]byte("WRRC\x01one"), []byte("two")}},
 	}
 	for _, m := range ms {
 		got, err := Decode(Encode(nil, m))
@@ -36,7 +36,7 @@ func TestEncodeDecode(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	f.Add(Encode(nil, Message{Process: 1, Seq: 2, Counts: []Count{{"a", 1}, {"b", -2}}, Figures: []byte{1, 2, 3}}))
+	f.Add(Encode(nil, Message{Process: 1, Seq: 2, Counts: []Count{{"a", 1}, {"b", -2}}, Figures: []byte{1, 2, 3}, Reconfigs: [][]byte{{4, 5}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Decode(b)
 		if err != nil {
@@ -98,7 +98,7 @@ func TestExchangeTotals(t *testing.T) {
 // A decoded message's figures do not alias the bytes decoded, which the
 // receiver hands back to the transport's pool.
 func TestDecodeCopiesFigures(t *testing.T) {
-	b := Encode(nil, Message{Process: 1, Seq: 1, Figures: []byte("figures")})
+	b := Encode(nil, Message{Process: 1, Seq: 1, Figures: []byte("figures"), Reconfigs: [][]byte{[]byte("reconfig")}})
 	m, err := Decode(b)
 	if err != nil {
 		t.Fatal(err)
@@ -108,5 +108,8 @@ func TestDecodeCopiesFigures(t *testing.T) {
 	}
 	if string(m.Figures) != "figures" {
 		t.Errorf("figures %q after the input was overwritten", m.Figures)
+	}
+	if len(m.Reconfigs) != 1 || string(m.Reconfigs[0]) != "reconfig" {
+		t.Errorf("reconfigurations %q after the input was overwritten", m.Reconfigs)
 	}
 }

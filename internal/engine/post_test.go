@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"github.com/weirstream/weir/internal/checkpoint"
+)
+
+// capture is a transport.Sender that keeps what is sent.
+type capture struct{ msgs [][]byte }
+
+func (c *capture) Buffer() []byte { return nil }
+func (c *capture) Send(p []byte) error {
+	c.msgs = append(c.msgs, append([]byte(nil), p...))
+	return nil
+}
+
+// A parcel shipped in pieces to another process arrives whole, blob by
+// blob, and only once its end has arrived; a message cut short or out of
+// order is an error, not a panic.
+func TestShipReceive(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789"), maxPiece/10*2+7) // three pieces
+	blobs := []checkpoint.StateBlob{
+		{Operator: "window", KeyGroup: 3, Data: []byte("small")},
+		{Operator: "window", KeyGroup: 9, Data: big},
+		{Operator: "process", KeyGroup: 3, Data: nil},
+	}
+	k := parcelKey{task: "window", par: 4, epoch: 17, from: 1, to: 3}
+	var c capture
+	sent, err := ship(&c, k, blobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(len("small") + len(big)); sent != want {
+		t.Errorf("sent %d bytes; want %d", sent, want)
+	}
+	if len(c.msgs) != 1+3+1+1 {
+		t.Errorf("%d messages; want 6 (one piece, three pieces, one empty piece, the end)", len(c.msgs))
+	}
+	po := newPostOffice()
+	for i, m := range c.msgs {
+		if i == len(c.msgs)-1 {
+			if p := po.parcels[k]; p == nil || p.complete {
+				t.Fatal("the parcel is complete before its end arrived")
+			}
+		}
+		if err := po.receive(1, m); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	got, ok := po.take(k, nil)
+	if !ok {
+		t.Fatal("take: not delivered")
+	}
+	norm := func(bs []checkpoint.StateBlob) map[blobID]string {
+		m := map[blobID]string{}
+		for _, b := range bs {
+			m[blobID{b.Operator, b.KeyGroup}] = string(b.Data)
+		}
+		return m
+	}
+	if !reflect.DeepEqual(norm(got), norm(blobs)) {
+		t.Errorf("received blobs differ from those shipped")
+	}
+	// No cut of any message panics; a cut end message is refused, and
+	// so is a parcel whose piece was cut (its blob never completes).
+	for i, m := range c.msgs {
+		for n := 0; n < len(m) && n < 200; n++ {
+			po := newPostOffice()
+			err := po.receive(0, m[:n])
+			if i == len(c.msgs)-1 && err == nil {
+				t.Errorf("the end message cut to %d bytes was accepted", n)
+			}
+		}
+	}
+	po = newPostOffice()
+	if err := po.receive(1, c.msgs[0][:len(c.msgs[0])-1]); err != nil {
+		t.Fatal(err) // a shorter piece: the blob is not complete
+	}
+	if err := po.receive(1, append([]byte(nil), c.msgs[len(c.msgs)-1]...)); err == nil {
+		t.Error("a parcel whose piece was cut short ended")
+	}
+	// An end that counts more blobs than arrived is refused.
+	po = newPostOffice()
+	if err := po.receive(0, c.msgs[len(c.msgs)-1]); err == nil {
+		t.Error("an end without its pieces was accepted")
+	}
+	// A piece out of order is refused.
+	po = newPostOffice()
+	if err := po.receive(0, c.msgs[2]); err == nil {
+		t.Error("the second piece of a blob was accepted first")
+	}
+}

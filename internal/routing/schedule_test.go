@@ -1,0 +1,95 @@
+package routing
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/weirstream/weir/internal/partition"
+)
+
+func table(t *testing.T, from uint64, owner ...int) *partition.Table {
+	t.Helper()
+	tb, err := partition.NewTable(from, 4, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func TestSchedule(t *testing.T) {
+	first := table(t, 7, 0, 0, 1, 1)
+	s := New(first)
+	if got := s.At(0); got.From != 0 || !got.Equal(first) {
+		t.Fatalf("At(0) = %v from %d; want the first table from 0", got, got.From)
+	}
+	if got := s.Enter(5); !got.Equal(first) {
+		t.Fatalf("Enter(5) = %v", got)
+	}
+	// A table at or before an entered epoch is refused; a later one is
+	// in force from its epoch on.
+	if err := s.Add(table(t, 5, 0, 1, 2, 3)); !errors.Is(err, ErrTooLate) {
+		t.Fatalf("Add at an entered epoch: %v; want ErrTooLate", err)
+	}
+	a, b := table(t, 8, 0, 1, 1, 1), table(t, 10, 0, 1, 2, 3)
+	for _, tb := range []*partition.Table{a, b} {
+		if err := s.Add(tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for e, want := range map[uint64]*partition.Table{0: first, 7: first, 8: a, 9: a, 10: b, 1 << 40: b} {
+		if got := s.At(e); !got.Equal(want) {
+			t.Errorf("At(%d) = %v; want %v", e, got, want)
+		}
+	}
+	// Announcements repeat: the same table again changes nothing.
+	if err := s.Add(table(t, 8, 0, 1, 1, 1)); err != nil {
+		t.Errorf("the same table again: %v", err)
+	}
+	if got := s.Tables(9); len(got) != 2 || got[0] != a || got[1] != b {
+		t.Errorf("Tables(9) = %v; want the tables from 8 and 10", got)
+	}
+	// A new plan from epoch 9 replaces the steps from 9 on.
+	c := table(t, 9, 3, 3, 3, 3)
+	if err := s.Add(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.At(12); got != c {
+		t.Errorf("At(12) = %v; want the replacing table", got)
+	}
+	if got := s.Last(); got != c {
+		t.Errorf("Last = %v; want the replacing table", got)
+	}
+	// A table of another shape is refused.
+	other, _ := partition.NewTable(20, 2, []int{0, 1, 0, 1})
+	if err := s.Add(other); err == nil {
+		t.Error("a table over 2 instances was added to a schedule over 4")
+	}
+	// Restore starts from the table in force and keeps the later ones.
+	r, err := Restore(s.Tables(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e, want := range map[uint64]*partition.Table{0: a, 8: a, 9: c, 100: c} {
+		if got := r.At(e); !got.Equal(want) {
+			t.Errorf("restored At(%d) = %v; want %v", e, got, want)
+		}
+	}
+}
+
+func TestScheduleChanged(t *testing.T) {
+	s := New(table(t, 0, 0, 0, 0, 0))
+	ch := s.Changed()
+	select {
+	case <-ch:
+		t.Fatal("Changed closed before an Add")
+	default:
+	}
+	if err := s.Add(table(t, 3, 1, 1, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	default:
+		t.Fatal("Changed not closed by an Add")
+	}
+}
