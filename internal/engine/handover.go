@@ -47,6 +47,10 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 				if err != nil {
 					return nil // the network says why, if it failed
 				}
+				if len(msg) == 0 {
+					r.Release()
+					return nil // the peer's tasks have ended: it hands nothing more
+				}
 				if err := h.po.receive(p, msg); err != nil {
 					return err
 				}
@@ -54,6 +58,21 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 			}
 		})
 	}
+	// Once this process's tasks have ended, an empty message tells each
+	// peer's receiver above to return, so that the peer's run can end (a
+	// failed run's network is aborted, and the send fails, unheard).
+	rt.AddService("handover-end", func(done <-chan struct{}) error {
+		<-done
+		for p := range pl.procs {
+			if p != pl.self {
+				h.mu[p].Lock()
+				s := net.Sender(handoverChannel, p)
+				s.Send(s.Buffer())
+				h.mu[p].Unlock()
+			}
+		}
+		return nil
+	})
 	return h
 }
 
