@@ -3,6 +3,8 @@ package weir_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +89,61 @@ func TestRescaleLive(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// keyGroupOwners is, from a job's figures, the instance each key group of
+// the chains holding op is counted at, and the key groups no instance
+// is counted at come out -1.
+func keyGroupOwners(st weir.JobStats, op string, groups int) []int {
+	owner := make([]int, groups)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for _, in := range st.Instances() {
+		if !slices.Contains(strings.Split(in.Operator, "→"), op) {
+			continue
+		}
+		for k := range in.KeyGroups {
+			owner[in.KeyGroupLo+k] = in.Instance
+		}
+	}
+	return owner
+}
+
+// The per-instance key-group figures follow the owners: before a rescale
+// from 2 to 4 instances only the first 2 instances own key groups, the
+// contiguous halves; once it is done, each of the 4 owns its quarter.
+func TestRescaleStatsFollowOwners(t *testing.T) {
+	in := make([]rec, 12000)
+	for i := range in {
+		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i), TS: int64(i) / 16}
+	}
+	want := func(active int) []int {
+		w := make([]int, 128)
+		for kg := range w {
+			w[kg] = kg * active / 128 // partition.Contiguous's ranges, 128 key groups being a multiple of 2 and 4
+		}
+		return w
+	}
+	j, _, _ := liveJob(in, weir.ActiveInstances(2))
+	done := make(chan error, 1)
+	go func() { done <- j.Run(context.Background()) }()
+	time.Sleep(400 * time.Millisecond)
+	if got := keyGroupOwners(j.Stats(), "sum", 128); !slices.Equal(got, want(2)) {
+		t.Errorf("before the rescale, the key groups are counted at %v; want %v", got, want(2))
+	}
+	m, err := j.Rescale(4, weir.WithStrategy(weir.AllAtOnce))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := keyGroupOwners(j.Stats(), "sum", 128); !slices.Equal(got, want(4)) {
+		t.Errorf("after the rescale, the key groups are counted at %v; want %v", got, want(4))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

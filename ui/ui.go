@@ -38,6 +38,7 @@ const MaxTrace = 10 * time.Minute
 //	GET  /api/topology   job.Topology() as JSON
 //	GET  /api/trace      {"available": bool, "tracing": bool}
 //	POST /api/trace?for=10s  tracing on for that long (501 if job cannot trace)
+//	POST /rescale        job.Rescale as RescaleHandler says
 func Handler(job Source) http.Handler {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
@@ -68,6 +69,7 @@ func Handler(job Source) http.Handler {
 	mux.HandleFunc("POST /api/trace", func(w http.ResponseWriter, r *http.Request) {
 		postTrace(w, r, job)
 	})
+	mux.HandleFunc("POST /rescale", func(w http.ResponseWriter, r *http.Request) { postRescale(w, r, job) })
 	return mux
 }
 

@@ -39,6 +39,13 @@ func (f *jobFlags) check() error {
 		}
 		return fmt.Errorf("%s the %d key groups: a keyed operator can have at most one instance per key group; raise --key-groups or lower --workers", what, f.keyGroups)
 	}
+	if fs.Changed("active-instances") && (f.active < 1 || f.active > f.workers*procs) {
+		of := fmt.Sprintf("--workers %d", f.workers)
+		if procs > 1 {
+			of = fmt.Sprintf("--workers %d x %d processes", f.workers, procs)
+		}
+		return fmt.Errorf("--active-instances %d: must be from 1 to the %d instances of %s", f.active, f.workers*procs, of)
+	}
 	if f.interval <= 0 {
 		return fmt.Errorf("--interval %v: must be positive", f.interval)
 	}

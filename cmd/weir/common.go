@@ -21,6 +21,7 @@ type jobFlags struct {
 	interval     time.Duration
 	epochRecords int
 	keyGroups    int
+	active       int
 	partitioning partitioning
 	ordered      bool
 	cluster      clusterFlags
@@ -47,6 +48,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.interval, "interval", time.Second, "epoch (batch) interval")
 	fs.IntVar(&f.epochRecords, "epoch-records", 0, "cut epochs every N records per source instance instead of by time")
 	fs.IntVar(&f.keyGroups, "key-groups", 128, "number of key groups")
+	fs.IntVar(&f.active, "active-instances", 0, "start the keyed operators with their key groups over their first `N` instances only (of --workers x processes; weir rescale gives the others key groups while the job runs; default all)")
 	f.partitioning.name = "auto"
 	fs.Var(&f.partitioning, "partitioning", "how keyed aggregations partition each epoch: "+f.partitioning.choices())
 	fs.BoolVar(&f.ordered, "ordered", false, "keep the input order through every parallel region (one source instance)")
@@ -68,6 +70,9 @@ func (f *jobFlags) options() []weir.JobOption {
 	}
 	if f.epochRecords > 0 {
 		opts = append(opts, weir.EpochRecords(f.epochRecords))
+	}
+	if f.active > 0 {
+		opts = append(opts, weir.ActiveInstances(f.active))
 	}
 	if f.ordered {
 		opts = append(opts, weir.Ordered())

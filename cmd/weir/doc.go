@@ -9,6 +9,7 @@
 //	weir bench skew --simulate --partitions 64           # the planners under a cost model, no job
 //	weir bench report [--from results.jsonl] [--quick]  # every suite, docs/benchmarks.md with plots
 //	weir explain ysb|wordcount|fission
+//	weir rescale --to N [--strategy S] ADDR  # a running job's keyed operators to N instances
 //
 // Every job takes --workers (parallelism of every operator), --interval or
 // --epoch-records (how epochs are cut), --key-groups and --partitioning

@@ -47,7 +47,7 @@ func rootCmd() *cobra.Command {
 	bench.AddCommand(benchReportCmd())
 	gen := &cobra.Command{Use: "gen EVENTS", Short: "Write generated events to a file"}
 	gen.AddCommand(genNexmarkCmd())
-	root.AddCommand(run, bench, gen, explainCmd(), launchCmd(), traceCmd(), diagnoseCmd())
+	root.AddCommand(run, bench, gen, explainCmd(), launchCmd(), traceCmd(), diagnoseCmd(), rescaleCmd())
 	for _, c := range []*cobra.Command{run, bench, gen} {
 		c.Args = cobra.NoArgs
 		c.RunE = func(cmd *cobra.Command, args []string) error {

@@ -116,12 +116,16 @@ func offsetAddr(addr string, i int) (string, error) {
 }
 
 // serveMetrics serves Prometheus's /metrics and /metrics.json for job on
-// addr (package prom).
+// addr (package prom), and the rescale control POST /rescale (package ui).
 func serveMetrics(addr string, job *weir.Job) (func(), error) {
-	return serveHTTP("--metrics", addr, "/metrics", prom.Handler(job))
+	mux := http.NewServeMux()
+	mux.Handle("/", prom.Handler(job))
+	mux.Handle("/rescale", ui.RescaleHandler(job))
+	return serveHTTP("--metrics", addr, "/metrics", mux)
 }
 
-// serveUI serves the dashboard of job on addr (package ui).
+// serveUI serves the dashboard of job on addr, with its rescale control
+// (package ui).
 func serveUI(addr string, job *weir.Job) (func(), error) {
 	return serveHTTP("--ui", addr, "/", ui.Handler(job))
 }

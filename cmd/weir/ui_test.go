@@ -26,9 +26,11 @@ const chromium = "/usr/bin/chromium"
 // a records figure that grows while it polls; process 0's page, loaded
 // after, shows more records still and an epoch that advances; each page
 // comes to show both processes (the peers' figures arrive at their epoch
-// ends, also from a process without terminal tasks); and a
-// screenshot of it after several seconds of history is saved outside the
-// repository.
+// ends, also from a process without terminal tasks); the keyed
+// operators start on process 0's instance alone, and the page's rescale
+// control, clicked, moves half the key groups to process 1's
+// (clickRescale); and a screenshot of it after several seconds of
+// history is saved outside the repository.
 func TestDashboardInChromium(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		t.Fatalf("this test needs Debian's chromium at %s (%v): install it with `apt-get install -y chromium` (.ci/run does)", chromium, err)
@@ -67,6 +69,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if third.Records <= second.Records {
 		t.Errorf("records on the later page %d, not more than the earlier's %d", third.Records, second.Records)
 	}
+	clickRescale(t, b, jobs)
 	shot := filepath.Join(os.TempDir(), "weir-dashboard.png")
 	b.screenshot(t, 1400, shot)
 	t.Logf("figures: %+v, then %+v, then %+v, then %+v", first, second, third, fourth)
@@ -110,14 +113,14 @@ func waitPage(t *testing.T, b *browser, what string, cond func(pageFigures) bool
 
 // runDashboardJob runs YSB as two processes of one job over an in-process
 // network, each serving its dashboard on base+process as --ui asks, until
-// the test ends.
+// the test ends; the keyed operators' key groups start on instance 0.
 func runDashboardJob(t *testing.T, base int) []*weir.Job {
 	nets := transport.NewLocal(2)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var jobs []*weir.Job
 	for i := range 2 {
-		job := weir.NewJob("ysb", weir.Workers(1), weir.BatchInterval(300*time.Millisecond), dataflow.WithNetwork(nets[i]))
+		job := weir.NewJob("ysb", weir.Workers(1), weir.ActiveInstances(1), weir.BatchInterval(300*time.Millisecond), dataflow.WithNetwork(nets[i]))
 		g := gen.YSB{Rate: 20_000, Events: 1 << 40, Seed: 1}
 		weir.Sink(ysb.Query(weir.Source(job, "ysb-generator", g), ysb.FromAds(g.Ads()), time.Second), &ysb.Collector{}, weir.Name("collect"))
 		of := observeFlags{ui: fmt.Sprintf("127.0.0.1:%d", base)}

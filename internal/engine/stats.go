@@ -65,7 +65,8 @@ func (j *Job) Stats() metrics.JobStats {
 }
 
 // loadOwner returns, for a keyed chain named op, the owner of each key
-// group: the routing table its keyed exchanges use.
+// group: the routing table its keyed exchanges route their newest epoch
+// by (after a rescale, the key groups' new owners).
 func (j *Job) loadOwner(op string) func(kg int) int {
 	j.mu.Lock()
 	par, ok := j.keyedPar[op]
@@ -73,6 +74,7 @@ func (j *Job) loadOwner(op string) func(kg int) int {
 	if !ok {
 		return nil
 	}
-	rt := j.Routing(par)
+	s := j.Schedule(par)
+	rt := s.At(s.Reached())
 	return func(kg int) int { return rt.Owner(partition.KeyGroup(kg)) }
 }

@@ -43,14 +43,22 @@ function derive(st) {
     if (q === p) continue;
     const dt = (p.time - q.time) / 1e9;
     S.rate[p.process] = (p.records - q.records) / dt;
-    const old = {};
-    for (const s of q.instances || []) old[key(s)] = s;
+    const old = {}, oldKG = {};
+    for (const s of q.instances || []) {
+      old[key(s)] = s;
+      // A key group's count is the records sent to it, whichever
+      // instance owned it: after a rescale its new owner's rate is its
+      // count less the old owner's.
+      const m = (oldKG[s.operator] = oldKG[s.operator] || {});
+      (s.key_groups || []).forEach((v, i) => (m[(s.key_group_lo || 0) + i] = v));
+    }
     for (const s of p.instances || []) {
       const o = old[key(s)];
       if (!o) continue;
       const du = s.useful_ns - o.useful_ns, di = s.idle_ns - o.idle_ns, db = s.backpressure_ns - o.backpressure_ns;
       const tot = du + di + db;
-      const kg = (s.key_groups || []).map((v, i) => (v - ((o.key_groups || [])[i] || 0)) / dt);
+      const was = oldKG[s.operator] || {}, lo = s.key_group_lo || 0;
+      const kg = (s.key_groups || []).map((v, i) => (lo + i in was ? v - was[lo + i] : 0) / dt);
       S.inst[key(s)] = { du: du, db: db, tot: tot, busy: tot > 0 ? du / tot : null, bp: tot > 0 ? db / tot : null, rate: (s.records_in - o.records_in) / dt, kg: kg };
     }
   }
@@ -131,6 +139,7 @@ function render(st) {
   document.getElementById("bottleneck").textContent = bottleneck(st.critical, ops, S.topo);
   drawCP(document.getElementById("cp"), st.critical);
   fillInstances(document.getElementById("instances"), st.processes, S.inst);
+  rescaleState(st, sum.epoch);
   const up = document.getElementById("updated");
   up.dataset.samples = S.hist.length;
   up.textContent = "updated " + fmtClock(sum.t) + " · " + S.hist.length + " samples";
