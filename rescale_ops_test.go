@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/pebblestate"
 )
 
 // The keyed operators give the results of a plain computation when their
@@ -269,15 +270,21 @@ func checkOps(t *testing.T, got []rsOut, want map[string][]rsOut) {
 	}
 }
 
-// rescaleDuring runs j, asks it to rescale to instances after wait, and
-// returns once the job ended.
-func rescaleDuring(t *testing.T, j *weir.Job, wait time.Duration, instances int, opts ...weir.RescaleOption) {
+// rescaleDuring runs j, asks it to rescale to instances once its sources
+// have read at least records, and returns once the job ended.
+func rescaleDuring(t *testing.T, j *weir.Job, records int64, instances int, opts ...weir.RescaleOption) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- j.Run(ctx) }()
-	time.Sleep(wait)
+	for j.Metrics().Records < records {
+		select {
+		case err := <-done:
+			t.Fatalf("the job ended before reading %d records: %v", records, err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 	m, err := j.Rescale(instances, opts...)
 	if err != nil {
 		t.Errorf("Rescale(%d): %v", instances, err)
@@ -305,10 +312,30 @@ func TestRescaleEveryKeyedOperator(t *testing.T) {
 					j := weir.NewJob("rescale-ops", weir.Workers(4), weir.BatchInterval(20*time.Millisecond),
 						weir.ActiveInstances(c.from), weir.Partitioning(part))
 					out := rescaleOps(j, in)
-					rescaleDuring(t, j, 300*time.Millisecond, c.to, weir.WithStrategy(strat))
+					rescaleDuring(t, j, 2000, c.to, weir.WithStrategy(strat))
 					checkOps(t, out.Records(), want)
 				})
 			}
 		}
+	}
+}
+
+// The same with the keyed state in Pebble: the moved key groups leave one
+// instance's store and enter another's.
+func TestRescalePebble(t *testing.T) {
+	in := rescaleInput(8000)
+	want := rescaleModel(in)
+	for _, c := range []struct {
+		strat    weir.RescaleStrategy
+		from, to int
+	}{{weir.Batched, 2, 4}, {weir.AllAtOnce, 4, 2}, {weir.Fluid, 4, 1}} {
+		t.Run(fmt.Sprintf("%v/%d-%d", c.strat, c.from, c.to), func(t *testing.T) {
+			t.Parallel()
+			j := weir.NewJob("rescale-pebble", weir.Workers(4), weir.BatchInterval(20*time.Millisecond),
+				weir.ActiveInstances(c.from), pebblestate.Dir(t.TempDir()))
+			out := rescaleOps(j, in)
+			rescaleDuring(t, j, 2000, c.to, weir.WithStrategy(c.strat))
+			checkOps(t, out.Records(), want)
+		})
 	}
 }
