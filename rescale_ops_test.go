@@ -45,17 +45,24 @@ func joinKey(r rec) int64 { return int64(r.ID % 997) }
 
 // rescaleOps builds every keyed operator over in, read at 8000 records a
 // second by one reader, and returns their outputs, by operator.
-func rescaleOps(j *weir.Job, in []rec) *weir.Collect[rsOut] {
-	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 8000), weir.Parallelism(1))
+func rescaleOps(j *weir.Job, in []rec) *weir.Collect[rsOut] { return rescaleOpsAt(j, in, 8000, nil) }
+
+// rescaleOpsAt is rescaleOps reading rate records a second, with mid (if
+// set) between the source and the operators.
+func rescaleOpsAt(j *weir.Job, in []rec, rate float64, mid func(weir.Stream[rec]) weir.Stream[rec]) *weir.Collect[rsOut] {
+	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, rate), weir.Parallelism(1))
+	if mid != nil {
+		s = mid(s)
+	}
 	timed := weir.EventTime(s, recTS, 10*time.Millisecond, weir.Name("time"), weir.Parallelism(1))
-	left := weir.Filter(timed, isLeft, weir.Name("left"))
-	right := weir.Filter(timed, func(r rec) bool { return !isLeft(r) }, weir.Name("right"))
+	left := weir.Filter(timed, isLeft, weir.Name("left"), weir.Stateless())
+	right := weir.Filter(timed, func(r rec) bool { return !isLeft(r) }, weir.Name("right"), weir.Stateless())
 	keyed := weir.KeyBy(timed, recKey)
 	var outs []weir.Stream[rsOut]
 	win := func(name string, ws weir.Stream[weir.WindowResult[string, int64]]) {
 		outs = append(outs, weir.Map(ws, func(w weir.WindowResult[string, int64]) rsOut {
 			return rsOut{name, w.Key, w.Start, w.End, w.Value}
-		}, weir.Name(name+"-out")))
+		}, weir.Name(name+"-out"), weir.Stateless()))
 	}
 	tumbling := weir.Count(weir.Window(keyed, weir.Tumbling(50*time.Millisecond), weir.WindowOptions(weir.Name("tumbling"))))
 	win("tumbling", tumbling)
@@ -197,7 +204,16 @@ func rescaleModel(in []rec) map[string][]rsOut {
 			}
 		}
 	}
-	// The joins.
+	joinModel(in, want)
+	return want
+}
+
+// joinModel adds the results of rescaleOps' joins and processes to want.
+func joinModel(in []rec, want map[string][]rsOut) {
+	type win struct {
+		key        string
+		start, end int64
+	}
 	var ls, rs []rec
 	for _, r := range in {
 		if isLeft(r) {
@@ -250,7 +266,6 @@ func rescaleModel(in []rec) map[string][]rsOut {
 		n[r.Key]++
 		want["ttl"] = append(want["ttl"], rsOut{"ttl", r.Key, int64(r.ID), n[r.Key], 0})
 	}
-	return want
 }
 
 // checkOps compares got with want, operator by operator.

@@ -47,6 +47,10 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 				if err != nil {
 					return nil // the network says why, if it failed
 				}
+				if len(msg) > 0 && msg[0] == msgBye {
+					r.Release()
+					return nil
+				}
 				if err := h.po.receive(p, msg); err != nil {
 					return err
 				}
@@ -54,6 +58,22 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 			}
 		})
 	}
+	// The receivers above end at their peer's goodbye: a job that ends
+	// well closes its network only once its services have returned, so
+	// each process says goodbye once its own tasks have ended (and with
+	// them its handovers); a job that fails aborts the network instead.
+	rt.AddService("handover-bye", func(done <-chan struct{}) error {
+		<-done
+		for p := range pl.procs {
+			if p != pl.self {
+				h.mu[p].Lock()
+				s := net.Sender(handoverChannel, p)
+				_ = s.Send(append(s.Buffer(), msgBye)) // a peer that is gone needs none
+				h.mu[p].Unlock()
+			}
+		}
+		return nil
+	})
 	return h
 }
 

@@ -91,15 +91,18 @@ func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]checkpoint.Stat
 	}
 }
 
-// The messages of the handover channel: a piece of a blob, or the end of
-// a parcel with its count of blobs.
+// The messages of the handover channel: a piece of a blob, the end of a
+// parcel with its count of blobs, or the sender's goodbye (its last
+// message: its tasks have ended).
 //
 //	kind (1 piece, 2 end), task, par, epoch, from, to,
 //	piece: operator, key group, blob length, offset, bytes to the end
 //	end: number of blobs
+//	kind 3: goodbye, nothing else
 const (
 	msgPiece = 1
 	msgEnd   = 2
+	msgBye   = 3
 	// maxPiece is the most of a blob one message carries.
 	maxPiece = 4 << 20
 )
