@@ -92,7 +92,7 @@ func TestRescaleCrashMidMigration(t *testing.T) {
 			t.Parallel()
 			d := t.TempDir()
 			opts := func() []weir.JobOption {
-				return []weir.JobOption{weir.Workers(4), weir.BatchInterval(20 * time.Millisecond), weir.KeyGroups(32),
+				return []weir.JobOption{weir.Workers(4), weir.EpochRecords(100), weir.KeyGroups(32),
 					weir.ActiveInstances(2), weir.Checkpoints(d, 3, 3)}
 			}
 			m, crashed := crashDuringRescale(t, in, d, opts(), func(m *weir.Migration) uint64 { return m.First + (m.Last-m.First)/3 },
@@ -141,7 +141,7 @@ func TestRescaleThenRestoreOtherWorkers(t *testing.T) {
 	want := rescaleModel(in)
 	d := t.TempDir()
 	opts := func(w int, more ...weir.JobOption) []weir.JobOption {
-		return append([]weir.JobOption{weir.Workers(w), weir.BatchInterval(20 * time.Millisecond), weir.Checkpoints(d, 3, 3)}, more...)
+		return append([]weir.JobOption{weir.Workers(w), weir.EpochRecords(100), weir.Checkpoints(d, 3, 3)}, more...)
 	}
 	crashDuringRescale(t, in, d, opts(4, weir.ActiveInstances(1)), func(m *weir.Migration) uint64 { return m.Last + 1 }, weir.WithStrategy(weir.AllAtOnce))
 	second := weir.NewJob("crash", opts(3)...)
