@@ -7,9 +7,9 @@ import (
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
-	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 )
 

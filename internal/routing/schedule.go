@@ -143,7 +143,9 @@ func Restore(tables []*partition.Table) (*Schedule, error) {
 // which its ownership checks read; the instance sets it at each epoch
 // boundary where the table changes, once the key groups it gains have
 // arrived.
-type View struct{ t atomic.Pointer[partition.Table] }
+type View struct {
+	t atomic.Pointer[partition.Table]
+}
 
 // NewView returns a view of t.
 func NewView(t *partition.Table) *View {
