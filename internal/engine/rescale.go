@@ -89,8 +89,11 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if len(scheds) == 0 {
 		return Migration{}, errors.New("weir: rescale: the job has no keyed operators")
 	}
+	if r.Instances < 1 {
+		return Migration{}, fmt.Errorf("weir: rescale to %d instances: must be at least 1", r.Instances)
+	}
 	for par := range scheds {
-		if r.Instances < 1 || r.Instances > par {
+		if r.Instances > par {
 			return Migration{}, fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, par)
 		}
 	}

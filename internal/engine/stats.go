@@ -65,8 +65,8 @@ func (j *Job) Stats() metrics.JobStats {
 }
 
 // loadOwner returns, for a keyed chain named op, the owner of each key
-// group: the routing table its keyed exchanges route their newest epoch
-// by (after a rescale, the key groups' new owners).
+// group: the routing table its keyed exchanges use after the newest epoch
+// this process completed (a rescale changes it while the job runs).
 func (j *Job) loadOwner(op string) func(kg int) int {
 	j.mu.Lock()
 	par, ok := j.keyedPar[op]
@@ -74,7 +74,6 @@ func (j *Job) loadOwner(op string) func(kg int) int {
 	if !ok {
 		return nil
 	}
-	s := j.Schedule(par)
-	rt := s.At(s.Reached())
+	rt := j.Schedule(par).At(j.rescale.completed.Load() + 1)
 	return func(kg int) int { return rt.Owner(partition.KeyGroup(kg)) }
 }
