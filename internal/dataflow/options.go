@@ -22,6 +22,7 @@ type JobConfig struct {
 	// own key groups at start (ActiveInstances); the others own none
 	// until a rescale gives them some.
 	Active       int
+	activeSet    bool
 	BatchSize    int
 	QueueDepth   int
 	OnEpoch      func(EpochStats)
@@ -75,7 +76,7 @@ func Workers(n int) JobOption { return func(c *JobConfig) { c.Workers, c.workers
 // many or more); the others own nothing until Job.Rescale gives them key
 // groups. An operator's planned instances are the most it can grow to
 // while the job runs.
-func ActiveInstances(n int) JobOption { return func(c *JobConfig) { c.Active = n } }
+func ActiveInstances(n int) JobOption { return func(c *JobConfig) { c.Active, c.activeSet = n, true } }
 
 // BatchInterval sets the wall-clock length of an epoch (default 1 s); it
 // must be positive.

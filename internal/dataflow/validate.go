@@ -12,7 +12,7 @@ import (
 // what depends on others (the default workers, the checkpoint to start
 // from). It returns the first value that cannot work, naming the option.
 func (c *JobConfig) Validate(procs int) error {
-	if c.Active < 0 {
+	if c.Active < 0 || (c.activeSet && c.Active == 0) {
 		return fmt.Errorf("weir: ActiveInstances(%d): must be at least 1", c.Active)
 	}
 	if c.KeyGroups < 1 || c.KeyGroups > maxKeyGroups {

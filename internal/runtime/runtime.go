@@ -280,7 +280,6 @@ func (r *Runtime) Run(ctx context.Context) error {
 	return r.err
 }
 
-// wallEpoch is the time-based epoch the clock is in.
 // WallEpoch is the epoch the clock is in (time-based epochs), once the
 // runtime runs.
 func (r *Runtime) WallEpoch() progress.Epoch {
@@ -295,6 +294,7 @@ func (r *Runtime) WallEpoch() progress.Epoch {
 	return e
 }
 
+// wallEpoch is the time-based epoch the clock is in.
 func (r *Runtime) wallEpoch() progress.Epoch {
 	e := progress.Epoch(time.Since(r.start) / r.cfg.Interval)
 	if r.cfg.Origin.IsZero() {
