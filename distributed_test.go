@@ -2,6 +2,7 @@ package weir_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -187,5 +188,39 @@ func TestDistributedUserCodec(t *testing.T) {
 	}
 	if len(got) != len(in) || encoded.Load() == 0 {
 		t.Errorf("%d records, %d encoded by the user codec; want %d and some", len(got), encoded.Load(), len(in))
+	}
+}
+
+// Processes on an in-process network that build different jobs (process
+// 0 has a source and sink that process 1 lacks) are refused at start,
+// each naming the first operator that differs in process 0's order, from
+// its own side, as processes over TCP are, instead of exchanging records
+// over channels that do not match and hanging.
+func TestDistributedLocalDifferentJobs(t *testing.T) {
+	in := make([]rec, 2000)
+	for i := range in {
+		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i%7), TS: int64(i)}
+	}
+	nets := transport.NewLocal(2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range 2 {
+		j := weir.NewJob("distributed", weir.Workers(2), weir.EpochRecords(100), weir.WithNetwork(nets[i]))
+		windowedCount(in)(j)
+		if i == 0 {
+			s := weir.Source(j, "extra", weir.SliceSource[rec]{Records: in})
+			weir.Sink(s, &weir.Collect[rec]{}, weir.Name("extra-out"))
+		}
+		wg.Go(func() { errs[i] = j.Run(ctx) })
+	}
+	wg.Wait()
+	for i, want := range []string{"peer 1 (local) runs another job: operator extra is source, unkeyed state, 1:n, of weir_test.rec here, not set there",
+		"peer 0 (local) runs another job: operator extra is not set here, source, unkeyed state, 1:n, of weir_test.rec there"} {
+		var m *transport.MismatchError
+		if !errors.As(errs[i], &m) || !strings.Contains(errs[i].Error(), want) {
+			t.Errorf("process %d: %v; want a *MismatchError saying %q", i, errs[i], want)
+		}
 	}
 }

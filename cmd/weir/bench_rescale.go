@@ -60,18 +60,19 @@ figures of issue 15 are quoted for --state-mb 1024 (run it with --rate
 and --at large enough for 1 GiB to build up, and memory to hold it twice).
 
 Strategies: restart (stop cleanly at a checkpoint, start again from it
-with --to instances, as Flink does). The live migrations all-at-once,
-fluid and batched are not available yet.
+with --to instances, as Flink does), and the live migrations batched (the
+default), all-at-once and fluid (Job.Rescale on the running job, which
+runs max(--from, --to) instances from the start, its keyed operators over
+--from of them; --gap and --per-pair shape the steps).
 
 --processes N runs N processes of the job inside this process, joined by
 in-process networks, each with max(--from, --to) / N instances of every
 operator; the keyed operators start over the first --from instances
 (process 0's first), so --from 2 --to 4 --processes 2 has process 1 take
 key groups (as a process that joins) and --from 4 --to 2 has it hand all
-of them back (as one that leaves). restart runs in one process only: in
-this benchmark the clean stop of in-process processes does not end, while
-the engine's clean stop of such processes does (the cause, most likely
-the input schedule the processes share, is not found yet).
+of them back (as one that leaves). For restart, --from and --to must
+both be multiples of N (the stopped job runs --from / N instances per
+process, the restarted one --to / N). The query's sinks run on process 0.
 
   weir bench rescale
   weir bench rescale --query q4 --state-mb 256 --rate 50000 --duration 40s --at 20s`,
@@ -94,7 +95,7 @@ the input schedule the processes share, is not found yet).
 	f.IntVar(&b.from, "from", 2, "instances of every operator before the rescale (over all processes)")
 	f.IntVar(&b.to, "to", 4, "instances of every operator after the rescale (over all processes)")
 	f.IntVar(&b.stateMB, "state-mb", 16, "MiB of keyed state added beside the query (0: the query's own only)")
-	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks (live strategies only)")
+	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks")
 	f.DurationVar(&b.interval, "interval", 100*time.Millisecond, "epoch length")
 	f.IntVar(&b.every, "checkpoint-every", 10, "epochs between checkpoints (0: none, for the live strategies)")
 	f.StringVar(&b.ckptDir, "checkpoint-dir", "", "where checkpoints go (default: a temporary directory, removed at the end)")
@@ -131,8 +132,6 @@ func (b *rescaleBench) check() error {
 		return fmt.Errorf("--at %v: must be after the start and before --duration %v", b.at, b.duration)
 	case b.processes < 1:
 		return fmt.Errorf("--processes %d: must be at least 1", b.processes)
-	case b.processes != 1 && b.strategy == "restart":
-		return fmt.Errorf("--processes %d: restart runs in one process only (this benchmark's clean stop of in-process processes does not end; the cause is not found yet)", b.processes)
 	case b.strategy != "restart" && max(b.from, b.to)%b.processes != 0:
 		return fmt.Errorf("--from %d, --to %d: the larger must be a multiple of --processes %d (every process runs as many instances)", b.from, b.to, b.processes)
 	case b.from < 1 || b.to < 1:

@@ -9,7 +9,7 @@ import (
 // before, during and after the move, the downtime among the latencies
 // of the move, the migration no shorter than the downtime.
 func TestBenchRescaleRestart(t *testing.T) {
-	for _, c := range []struct{ query, from, to, procs string }{{"q8", "2", "4", "1"}, {"q4", "4", "2", "1"}} {
+	for _, c := range []struct{ query, from, to, procs string }{{"q8", "2", "4", "1"}, {"q4", "4", "2", "1"}, {"q8", "2", "4", "2"}} {
 		r := mustSucceed(t, "bench", "rescale", "--strategy", "restart", "--query", c.query, "--from", c.from, "--to", c.to, "--processes", c.procs,
 			"--rate", "4000", "--duration", "3s", "--at", "1500ms", "--state-mb", "2", "--interval", "50ms", "--checkpoint-every", "4")
 		m := oneJSON(t, r.stdout)
@@ -49,6 +49,21 @@ func TestBenchRescaleRestart(t *testing.T) {
 	}
 }
 
+// A live rescale of 2 in-process processes (which once hung) prints its
+// line with a result equal to the reference's, the steps it took and the
+// state it moved.
+func TestBenchRescaleLiveProcesses(t *testing.T) {
+	r := mustSucceed(t, "bench", "rescale", "--processes", "2", "--per-pair", "8", "--rate", "4000", "--duration", "6s", "--at", "1500ms",
+		"--state-mb", "2", "--interval", "50ms", "--checkpoint-every", "0")
+	m := oneJSON(t, r.stdout)
+	if m["strategy"] != "batched" || m["checked"] != true || number(t, m, "processes") != 2 {
+		t.Errorf("strategy %v, checked %v, processes %v; want batched, true, 2", m["strategy"], m["checked"], m["processes"])
+	}
+	if number(t, m, "steps") < 1 || number(t, m, "bytes_moved") <= 0 {
+		t.Errorf("steps %v, bytes_moved %v; want a move", m["steps"], m["bytes_moved"])
+	}
+}
+
 // Settings that make no sense are refused.
 func TestBenchRescaleRefuses(t *testing.T) {
 	for _, c := range []struct {
@@ -62,7 +77,7 @@ func TestBenchRescaleRefuses(t *testing.T) {
 		{[]string{"--processes", "0"}, "--processes"},
 		{[]string{"--query", "q3"}, "--query"},
 		{[]string{"--at", "20s"}, "--at"},
-		{[]string{"--processes", "2", "--strategy", "restart"}, "--processes"},
+		{[]string{"--strategy", "restart", "--processes", "2", "--from", "2", "--to", "3"}, "--processes"},
 		{[]string{"--from", "0"}, "--from"},
 		{[]string{"--from", "2", "--to", "2"}, "--from"},
 		{[]string{"--rate", "0"}, "--rate"},

@@ -58,14 +58,18 @@ func (b ballast) add(events weir.Stream[gen.NexmarkEvent]) {
 // rescaleJob is one job of a rescale benchmark: query q over the
 // scheduled source, with the ballast, run by procs in-process processes
 // (joined by in-process networks) of workers instances each. The
-// checksum is process 0's.
+// checksum is process 0's, where the sinks run.
 type rescaleJob struct {
 	jobs []*weir.Job
 	sum  nexmark.Checksum
+	// rest are the other processes' checksums, which stay empty: every
+	// process builds the same topology, sinks included, and the sinks
+	// (one instance) run on process 0.
+	rest []nexmark.Checksum
 }
 
 func newRescaleJob(q string, src weir.Input[gen.NexmarkEvent], bl ballast, procs, workers int, opts []weir.JobOption, first []weir.JobOption) (*rescaleJob, error) {
-	r := &rescaleJob{}
+	r := &rescaleJob{rest: make([]nexmark.Checksum, procs)}
 	var nets []transport.Network
 	if procs > 1 {
 		nets = transport.NewLocal(procs)
@@ -80,7 +84,7 @@ func newRescaleJob(q string, src weir.Input[gen.NexmarkEvent], bl ballast, procs
 		}
 		j := weir.NewJob("rescale-bench-"+q, o...)
 		events := weir.Source(j, "events", src)
-		sinks := nexmark.Sinks{}
+		sinks := nexmark.Sinks{Sum: &r.rest[i]}
 		if i == 0 {
 			sinks.Sum = &r.sum
 		}

@@ -38,6 +38,9 @@ func liveStrategy(s weir.RescaleStrategy) strategy {
 		})
 		err = j.run(ctx)
 		if timer.Stop() {
+			if err != nil {
+				return nexmark.Checksum{}, m, err
+			}
 			return nexmark.Checksum{}, m, fmt.Errorf("bench rescale: the job ended before the rescale at %v; raise --duration or lower --at", r.at)
 		}
 		res := <-asked

@@ -16,8 +16,17 @@ func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network,
 	}
 	if c.Net != nil {
 		// A network given by hand forms like a mesh: every process has
-		// opened its checkpoints before any runs.
-		if jn, ok := c.Net.(interface{ Join(context.Context) error }); ok {
+		// opened its checkpoints before any runs, and one that can
+		// compare the processes' settings (the in-process network)
+		// refuses processes of another job, as Dial's handshake does.
+		switch jn := c.Net.(type) {
+		case interface {
+			JoinWith(context.Context, []transport.Setting) error
+		}:
+			if err := jn.JoinWith(ctx, j.meshSettings(p)); err != nil {
+				return nil, err
+			}
+		case interface{ Join(context.Context) error }:
 			if err := jn.Join(ctx); err != nil {
 				return nil, err
 			}

@@ -7,7 +7,9 @@
 //
 // Dial joins the mesh; NewLocal makes the same Network for processes that
 // live in one Go process (tests, single-process runs): payloads are handed
-// over as they are, without TCP or framing.
+// over as they are, without TCP or framing. Its processes join at a
+// barrier, where the settings they join with (JoinWith) are compared as
+// Dial's handshake compares them.
 //
 // # Invariants
 //

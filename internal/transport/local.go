@@ -22,7 +22,7 @@ func NewLocal(n int) []Network {
 		ms[i] = newMux(i, n, DefaultCredits)
 	}
 	nets := make([]Network, n)
-	formed := &localBarrier{left: n, done: make(chan struct{})}
+	formed := &localBarrier{left: n, done: make(chan struct{}), settings: make([][]Setting, n)}
 	for i, m := range ms {
 		for j, p := range ms {
 			m.setTable(j, localAddr, localLink{from: m, to: p}, 1)
@@ -46,16 +46,35 @@ type localBarrier struct {
 	mu   sync.Mutex
 	left int
 	done chan struct{}
+	// settings are each process's, as it joined (nil: none to compare);
+	// read once done is closed.
+	settings [][]Setting
 }
 
 // Join waits until every process of NewLocal has joined, as Dial waits
 // until every peer is up: a process does what it must before it joins
 // (discard a failed run's checkpoints, say) before any other process
-// sends it anything or writes a checkpoint.
-func (l *localNetwork) Join(ctx context.Context) error {
+// sends it anything or writes a checkpoint. It compares no settings.
+func (l *localNetwork) Join(ctx context.Context) error { return l.JoinWith(ctx, nil) }
+
+// JoinWith is Join for a process with settings (Config.Settings): once
+// every process has joined, they are compared with those of each other
+// process that gave some, as Dial's handshake compares them, and the
+// first peer whose settings differ is returned as a *MismatchError
+// (every process of such a mesh gets one, from its own point of view).
+// Processes that run other jobs over an in-process network would
+// otherwise exchange records over channels that do not match, and hang.
+// Settings must have names, each once; their size is not bounded, since
+// they are not sent. Only the first call of a process joins; one whose
+// settings are refused does not.
+func (l *localNetwork) JoinWith(ctx context.Context, settings []Setting) error {
+	if err := checkNames(settings); err != nil {
+		return fmt.Errorf("transport: %w", err)
+	}
 	l.joined.Do(func() {
 		b := l.formed
 		b.mu.Lock()
+		b.settings[l.self] = settings
 		if b.left--; b.left == 0 {
 			close(b.done)
 		}
@@ -63,10 +82,36 @@ func (l *localNetwork) Join(ctx context.Context) error {
 	})
 	select {
 	case <-l.formed.done:
-		return nil
+		return l.formed.compare(l.self)
 	case <-ctx.Done():
 		return fmt.Errorf("transport: waiting for the other local processes to join: %w", context.Cause(ctx))
 	}
+}
+
+// compare returns the first peer of process self whose settings differ
+// from its own, both given, as a *MismatchError.
+func (b *localBarrier) compare(self int) error {
+	mine := b.settings[self]
+	if mine == nil {
+		return nil
+	}
+	for peer, theirs := range b.settings {
+		if peer == self || theirs == nil {
+			continue
+		}
+		// Walk the lower-indexed process's list, as the handshake does,
+		// so that both sides name the same setting.
+		first := self < peer
+		a, c := theirs, mine
+		if first {
+			a, c = mine, theirs
+		}
+		if d := firstDifference(a, c); d.Difference {
+			here, there := d.sides(first)
+			return &MismatchError{Peer: peer, Addr: localAddr, Setting: d.Name, Here: here, There: there}
+		}
+	}
+	return nil
 }
 
 func (l *localNetwork) Close() error {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -236,5 +237,71 @@ func TestRefusedByStranger(t *testing.T) {
 	want := "no handshake with process 1 at " + addrs[1] + ": it refused us: wrong secret; trying again"
 	if !strings.Contains(logs.String(), want) {
 		t.Errorf("log %q; want it to say %q", logs.String(), want)
+	}
+}
+
+// TestLocalMismatches joins in-process networks whose processes give
+// settings: alike, they join; when one differs, every process fails to
+// join with a *MismatchError naming, from its own side, the first peer
+// that differs and the setting, as Dial would; a process that gives none
+// (Join) is compared with nobody.
+func TestLocalMismatches(t *testing.T) {
+	w2 := []Setting{{"binary", "b"}, {"--workers", "2"}}
+	w3 := []Setting{{"binary", "b"}, {"--workers", "3"}}
+	tests := []struct {
+		name     string
+		settings [][]Setting // nil: Join
+		want     []string    // each process's error after "transport: peer ", "" for none
+	}{
+		{"alike", [][]Setting{w2, w2, w2}, []string{"", "", ""}},
+		{"one without", [][]Setting{w2, nil, w3[:1]}, []string{
+			"2 (local) runs another job: --workers is 2 here, not set there", "",
+			"0 (local) runs another job: --workers is not set here, 2 there"}},
+		{"the last differs", [][]Setting{w2, w2, w3}, []string{
+			"2 (local) runs another job: --workers is 2 here, 3 there",
+			"2 (local) runs another job: --workers is 2 here, 3 there",
+			"0 (local) runs another job: --workers is 3 here, 2 there"}},
+		{"the first differs", [][]Setting{w3, w2, w2}, []string{
+			"1 (local) runs another job: --workers is 3 here, 2 there",
+			"0 (local) runs another job: --workers is 2 here, 3 there",
+			"0 (local) runs another job: --workers is 2 here, 3 there"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nets := localMesh(t, len(tt.settings))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			errs := make([]error, len(nets))
+			var wg sync.WaitGroup
+			for i, nw := range nets {
+				l := nw.(*localNetwork)
+				wg.Go(func() {
+					if tt.settings[i] == nil {
+						errs[i] = l.Join(ctx)
+					} else {
+						errs[i] = l.JoinWith(ctx, tt.settings[i])
+					}
+				})
+			}
+			wg.Wait()
+			for i, want := range tt.want {
+				var m *MismatchError
+				switch {
+				case want == "" && errs[i] != nil:
+					t.Errorf("process %d: join = %v; want nil", i, errs[i])
+				case want != "" && (!errors.As(errs[i], &m) || errs[i].Error() != "transport: peer "+want):
+					t.Errorf("process %d: join = %v; want transport: peer %s", i, errs[i], want)
+				}
+			}
+		})
+	}
+}
+
+// Settings a Dial would refuse are refused by JoinWith too.
+func TestLocalBadSettings(t *testing.T) {
+	l := localMesh(t, 1)[0].(*localNetwork)
+	err := l.JoinWith(context.Background(), []Setting{{"a", "1"}, {"a", "2"}})
+	if err == nil || !strings.Contains(err.Error(), `setting "a" given twice`) {
+		t.Errorf("JoinWith(a twice) = %v; want an error naming the setting", err)
 	}
 }

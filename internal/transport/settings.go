@@ -33,6 +33,17 @@ func settingsSize(s []Setting) int {
 // checkSettings checks Config.Settings: names not empty and unique, the
 // whole list within MaxSettingsSize.
 func checkSettings(s []Setting) error {
+	if err := checkNames(s); err != nil {
+		return err
+	}
+	if n := settingsSize(s); n > MaxSettingsSize {
+		return fmt.Errorf("settings of %d bytes encoded exceed %d", n, MaxSettingsSize)
+	}
+	return nil
+}
+
+// checkNames checks that settings have names, each once.
+func checkNames(s []Setting) error {
 	seen := make(map[string]bool, len(s))
 	for i, x := range s {
 		switch {
@@ -42,9 +53,6 @@ func checkSettings(s []Setting) error {
 			return fmt.Errorf("setting %q given twice", x.Name)
 		}
 		seen[x.Name] = true
-	}
-	if n := settingsSize(s); n > MaxSettingsSize {
-		return fmt.Errorf("settings of %d bytes encoded exceed %d", n, MaxSettingsSize)
 	}
 	return nil
 }
