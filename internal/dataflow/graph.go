@@ -33,7 +33,6 @@ type Graph struct {
 	routeMu   sync.Mutex
 	routing   map[int]*partition.Table
 	schedules map[int]*routing.Schedule
-	views     map[[2]int]*routing.View
 
 	closeMu sync.Mutex
 	Closers []io.Closer // closed when the job ends (state stores)
@@ -97,9 +96,14 @@ type TaskCtx struct {
 	// the record operator being made.
 	Op  string
 	Sel plan.Selectivity
-	// Snaps, in a job with checkpoints, gathers the task's operators
-	// whose state is saved.
+	// Snaps gathers the task's operators whose state is saved, in a job
+	// with checkpoints, or moves with its key groups in a rescale.
 	Snaps *[]SnapEntry
+	// Checkpoints says the job takes checkpoints.
+	Checkpoints bool
+	// View is the routing table the instance routes its current epoch by,
+	// which the ownership checks of a keyed region read.
+	View *routing.View
 	// From is the checkpoint the job restored from (0: none); commits,
 	// in a job with checkpoints, registers a two-phase output and
 	// returns what saves its prepared checkpoints.
@@ -108,7 +112,7 @@ type TaskCtx struct {
 }
 
 // Saves registers s (a keyed or instance snapshotter) as operator op's
-// state, in a job with checkpoints.
+// state.
 func (tc TaskCtx) Saves(op string, s any) {
 	if tc.Snaps != nil {
 		*tc.Snaps = append(*tc.Snaps, SnapEntry{Op: op, S: s})
@@ -330,24 +334,6 @@ func (j *Graph) Schedule(par int) *routing.Schedule {
 	s := routing.New(t)
 	j.schedules[par] = s
 	return s
-}
-
-// View returns the table instance inst of the keyed operators of par
-// instances routes its current epoch by: their ownership checks read it,
-// and the instance's key-group handover sets it.
-func (j *Graph) View(par, inst int) *routing.View {
-	s := j.Schedule(par)
-	j.routeMu.Lock()
-	defer j.routeMu.Unlock()
-	if v := j.views[[2]int{par, inst}]; v != nil {
-		return v
-	}
-	if j.views == nil {
-		j.views = map[[2]int]*routing.View{}
-	}
-	v := routing.NewView(s.At(0))
-	j.views[[2]int{par, inst}] = v
-	return v
 }
 
 // SetSchedule sets the routing schedule of the keyed operators of par

@@ -8,6 +8,7 @@ import (
 
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/state"
 )
 
@@ -166,7 +167,7 @@ type KeySpec struct {
 	Input func(s any, j *Graph) InputEdge
 	// Check makes a func(*batch[T]) error that fails records whose key
 	// group instance inst of par does not own.
-	Check func(j *Graph, inst, par int) any
+	Check func(j *Graph, view *routing.View, inst int) any
 }
 
 // StateBackend keeps the keyed state of windows and Process outside

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
@@ -140,7 +142,9 @@ func (x *handover) after(m progress.Marker) error {
 	if m.Final {
 		return x.h.ended()
 	}
-	next := x.sched.At(uint64(m.Epoch) + 1)
+	// Entering the next epoch here too makes a table announced too late
+	// for this instance refused, also on a process without senders.
+	next := x.sched.Enter(uint64(m.Epoch) + 1)
 	if next == x.cur {
 		return nil
 	}
@@ -187,7 +191,8 @@ func (x *handover) after(m progress.Marker) error {
 		k := parcelKey{task: x.task, par: par, epoch: uint64(m.Epoch), from: from, to: x.inst}
 		blobs, ok := x.h.po.take(k, x.h.done)
 		if !ok {
-			return nil // the job stops
+			// The job stops: end here, without the key groups' state.
+			return fmt.Errorf("weir: %s#%d: stopped while taking key groups from instance %d", x.task, x.inst, from)
 		}
 		byOp := map[string][][]byte{}
 		for _, b := range blobs {
@@ -263,7 +268,7 @@ func decodeTables(b []byte) ([]*partition.Table, error) {
 
 // handover makes the key-group handover of instance inst of keyed task
 // name, or returns nil for a task without keyed state.
-func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry) *handover {
+func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry, view *routing.View) *handover {
 	var movers []dataflow.SnapEntry
 	for _, s := range snaps {
 		if _, ok := s.S.(dataflow.KeyedMover); ok {
@@ -273,11 +278,10 @@ func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry
 	if len(movers) == 0 {
 		return nil
 	}
-	w.j.keyed(par)
 	w.j.handovers.live.Add(1)
 	s := w.j.Schedule(par)
 	return &handover{h: w.j.handovers, task: name, inst: inst, groups: w.j.Cfg.KeyGroups, sched: s, cur: s.At(0),
-		view: w.j.View(par, inst), movers: movers}
+		view: view, movers: movers}
 }
 
 // restoredSchedules sets the routing schedules the checkpoint the job
@@ -307,3 +311,26 @@ func (j *Job) restoredSchedules() error {
 
 // RestoreInstances does nothing either.
 func (routingSnap) RestoreInstances([][]byte) error { return nil }
+
+// unmovable notes the keyed operators of task t whose state Weir cannot
+// move with their key groups: those declared keyed (KeyedState) that keep
+// state of their own, saved by nothing in snaps.
+func (w *wiring) unmovable(t plan.Task, snaps []dataflow.SnapEntry) {
+	moved := map[string]bool{}
+	for _, s := range snaps {
+		if _, ok := s.S.(dataflow.KeyedMover); ok {
+			moved[s.Op] = true
+		}
+	}
+	for _, id := range t.Nodes {
+		for _, pn := range w.p.Nodes {
+			if pn.ID == id && pn.State == plan.Keyed && !moved[pn.Name] {
+				w.j.rescale.mu.Lock()
+				if !slices.Contains(w.j.rescale.unmovable, pn.Name) {
+					w.j.rescale.unmovable = append(w.j.rescale.unmovable, pn.Name)
+				}
+				w.j.rescale.mu.Unlock()
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -35,6 +36,13 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	j.mu.Lock()
 	j.handovers = newHandovers(rt, net, pl)
 	j.mu.Unlock()
+	for _, e := range p.Edges {
+		if e.Exchange == plan.KeyGroup {
+			// Every process knows every keyed group, also one that runs
+			// none of its instances, and hears its rescales.
+			j.keyed(p.Tasks[p.TaskOf[e.To]].Parallelism)
+		}
+	}
 	w := newWiring(j, p, rt, pl, net)
 	w.keyedChains()
 	w.nameMeters()
@@ -265,8 +273,9 @@ func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.S
 	tc := dataflow.TaskCtx{Inst: inst, Par: t.Parallelism}
 	snaps := new([]dataflow.SnapEntry)
 	tc.Snaps = snaps // for checkpoints and key-group handovers
+	tc.View = routing.NewView(w.j.Schedule(t.Parallelism).At(0))
 	if c := w.j.coord; c != nil {
-		tc.From = c.from
+		tc.Checkpoints, tc.From = true, c.from
 		tc.Commits = func(out dataflow.TwoPhase, op string, inst int) (any, error) {
 			return c.recoverCommitter(out, op, inst)
 		}
@@ -311,11 +320,22 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 	if err != nil {
 		return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
 	}
-	if x := w.handover(n.Name, t.Parallelism, inst, *snaps); x != nil {
+	w.unmovable(t, *snaps)
+	if x := w.handover(n.Name, t.Parallelism, inst, *snaps, tc.View); x != nil {
 		it = hookMarks(it, x.after)
 		if j.coord != nil && inst == 0 {
 			*snaps = append(*snaps, dataflow.SnapEntry{Op: n.Name + routingSuffix, S: routingSnap{x}})
 		}
+	} else {
+		// No keyed state to move, but maybe ownership checks to keep in
+		// step with the table each epoch is routed by.
+		s, v := j.Schedule(t.Parallelism), tc.View
+		it = hookMarks(it, func(m progress.Marker) error {
+			if !m.Final {
+				v.Set(s.Enter(uint64(m.Epoch) + 1))
+			}
+			return nil
+		})
 	}
 	if j.coord != nil {
 		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps}

@@ -42,7 +42,13 @@ type Migration struct {
 type rescaleState struct {
 	mu        sync.Mutex
 	announced [][]byte
+	// last is the epoch of the announced rescale's last step: once this
+	// process has completed it, every process has routed by it, and the
+	// announcement stops.
+	last      uint64
 	completed atomic.Uint64
+	// unmovable names the keyed operators whose state cannot move.
+	unmovable []string
 	// pars are the instance counts of the keyed tasks, whose schedules
 	// a rescale changes.
 	pars map[int]bool
@@ -67,6 +73,10 @@ func (j *Job) keyedSchedules() map[int]*routing.Schedule {
 	return out
 }
 
+// maxAnnounce bounds the bytes of a rescale's announcement, which every
+// summary repeats.
+const maxAnnounce = 1 << 20
+
 // routingName names the keyed operators of par instances in a Reconfig:
 // one schedule routes them all.
 func routingName(par int) string { return "keyed/" + strconv.Itoa(par) }
@@ -85,6 +95,9 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if err := j.canRescale(); err != nil {
 		return Migration{}, err
 	}
+	if len(j.rescale.unmovable) > 0 {
+		return Migration{}, fmt.Errorf("weir: rescale: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
+	}
 	scheds := j.keyedSchedules()
 	if len(scheds) == 0 {
 		return Migration{}, errors.New("weir: rescale: the job has no keyed operators")
@@ -92,10 +105,12 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if r.Instances < 1 {
 		return Migration{}, fmt.Errorf("weir: rescale to %d instances: must be at least 1", r.Instances)
 	}
+	most := 0
 	for par := range scheds {
-		if r.Instances > par {
-			return Migration{}, fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, par)
-		}
+		most = max(most, par)
+	}
+	if r.Instances > most {
+		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, most)
 	}
 	lead := uint64(2)
 	if j.Processes() > 1 {
@@ -106,12 +121,25 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if j.Cfg.EpochRecords == 0 {
 		e = max(e, uint64(rt.WallEpoch()))
 	}
+	for _, s := range scheds {
+		if last := s.Last().From; last > max(e, s.Reached()) {
+			return Migration{}, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
+		}
+	}
+	// Plan every group first: a refusal adds nothing anywhere.
+	type planned struct {
+		s     *routing.Schedule
+		steps []migrate.Step
+	}
+	var plans []planned
 	var mg Migration
 	var announce [][]byte
+	size := 0
 	for par, s := range scheds {
 		from := max(e, s.Reached()) + lead
 		old := s.At(from - 1)
-		target := partition.Contiguous(j.Cfg.KeyGroups, r.Instances)
+		// A group of fewer instances spreads over all of them.
+		target := partition.Contiguous(j.Cfg.KeyGroups, min(r.Instances, par))
 		owner := make([]int, target.Groups())
 		for kg := range owner {
 			owner[kg] = target.Owner(partition.KeyGroup(kg))
@@ -124,14 +152,13 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 		if err != nil {
 			return Migration{}, fmt.Errorf("weir: rescale: %w", err)
 		}
+		plans = append(plans, planned{s, steps})
 		for i, st := range steps {
-			if err := s.Add(st.Table); err != nil {
-				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
-			}
 			b, err := migrate.Encode(migrate.Reconfig{Operator: routingName(par), Table: st.Table})
 			if err != nil {
 				return Migration{}, err
 			}
+			size += len(b)
 			announce = append(announce, b)
 			mg.Moves += len(st.Moves)
 			if mg.Steps == 0 || st.Table.From < mg.First {
@@ -141,7 +168,17 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			mg.Steps = max(mg.Steps, i+1)
 		}
 	}
-	j.rescale.announced = announce
+	if size > maxAnnounce {
+		return Migration{}, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
+	}
+	for _, p := range plans {
+		for i, st := range p.steps {
+			if err := p.s.Add(st.Table); err != nil {
+				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
+			}
+		}
+	}
+	j.rescale.announced, j.rescale.last = announce, mg.Last
 	j.kickSummaries()
 	return mg, nil
 }
@@ -164,6 +201,9 @@ func (j *Job) canRescale() error {
 func (j *Job) announced() [][]byte {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
+	if j.rescale.completed.Load() >= j.rescale.last {
+		j.rescale.announced = nil
+	}
 	return j.rescale.announced
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/routing"
 )
 
 // Process calls f for every record of a keyed stream with the state of
@@ -24,8 +25,8 @@ func Process[K comparable, T, S, U any](k KeyedStream[K, T], f func(key K, state
 		d.sel = c.Sel
 	}
 	d.key.Input = func(any, *dataflow.Graph) dataflow.InputEdge { return recordKeyedInput(k) }
-	d.key.Check = func(j *dataflow.Graph, inst, par int) any {
-		return newOwnerCheck(k.key, j.View(par, inst), inst, j.StableHash())
+	d.key.Check = func(j *dataflow.Graph, view *routing.View, inst int) any {
+		return newOwnerCheck(k.key, view, inst, j.StableHash())
 	}
 	out := recordOp(k.s, "process", d, opts, func(tc dataflow.TaskCtx, out dataflow.Pusher[U]) dataflow.Pusher[T] {
 		h := exchange.KeyHasher[K](k.s.job.StableHash())

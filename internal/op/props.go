@@ -6,6 +6,7 @@ import (
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/routing"
 )
 
 // Operator properties decide which operators the planner may replicate
@@ -48,8 +49,8 @@ func KeyedState[T any, K comparable](name string, key func(T) K) dataflow.Option
 	ks.Input = func(s any, j *dataflow.Graph) dataflow.InputEdge {
 		return recordKeyedInput(KeyedStream[K, T]{s: s.(Stream[T]), key: key, name: ks.Name})
 	}
-	ks.Check = func(j *dataflow.Graph, inst, par int) any {
-		return newOwnerCheck(key, j.View(par, inst), inst, j.StableHash())
+	ks.Check = func(j *dataflow.Graph, view *routing.View, inst int) any {
+		return newOwnerCheck(key, view, inst, j.StableHash())
 	}
 	return func(c *dataflow.OpConfig) { c.State, c.Key = plan.Keyed, ks }
 }

@@ -68,7 +68,7 @@ func recordOp[T, U any](s Stream[T], op string, d opDecl, opts []dataflow.Option
 		if key != nil && tc.Par > 1 {
 			// Fused behind a region keyed by a key of the same name: check
 			// that the claim holds.
-			p = &ownerCheckOp[T]{check: key.Check(j, tc.Inst, tc.Par).(func(*dataflow.Batch[T]) error), out: p}
+			p = &ownerCheckOp[T]{check: key.Check(j, tc.View, tc.Inst).(func(*dataflow.Batch[T]) error), out: p}
 		}
 		return &guard[T]{name: n.Name, p: p}, nil
 	}

@@ -19,7 +19,7 @@ func Sink[T any](s Stream[T], sink dataflow.Output[T], opts ...dataflow.Option) 
 	refuseOptions(j, n.Name, c, 0)
 	n.Inputs = []dataflow.InputEdge{plainInput(s, j.Cfg.BatchSize)}
 	save := func(tc dataflow.TaskCtx) error {
-		if tc.Snaps == nil {
+		if !tc.Checkpoints {
 			return nil
 		}
 		_, cp := sink.(dataflow.Checkpointed)

@@ -118,6 +118,7 @@ type Runtime struct {
 	err      error
 	start    time.Time
 	startNs  atomic.Int64 // start, for other goroutines
+	started  atomic.Bool
 	tracker  *tracker
 	// Records counts the records read by all sources.
 	records  atomic.Int64
@@ -230,6 +231,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		r.start = r.cfg.Origin
 	}
 	r.startNs.Store(r.start.UnixNano())
+	r.started.Store(true)
 	r.tracker.onEpoch = r.cfg.OnEpoch
 	var tasks, services sync.WaitGroup
 	run := func(wg *sync.WaitGroup, name string, instance int, f func() error) {
@@ -283,10 +285,10 @@ func (r *Runtime) Run(ctx context.Context) error {
 // WallEpoch is the epoch the clock is in (time-based epochs), once the
 // runtime runs.
 func (r *Runtime) WallEpoch() progress.Epoch {
-	start := r.startNs.Load()
-	if r.cfg.Records > 0 || start == 0 {
+	if r.cfg.Records > 0 || !r.started.Load() {
 		return 0
 	}
+	start := r.startNs.Load()
 	e := progress.Epoch(time.Since(time.Unix(0, start)) / r.cfg.Interval)
 	if r.cfg.Origin.IsZero() {
 		e += r.cfg.FirstEpoch
