@@ -32,7 +32,7 @@ by --strategy. Prints one JSON line:
   strategy, query, rate, duration_s, at_s, from, to, processes, events,
   state_mb, latency_ms {before, during, after: {n, p50, p99, max}},
   migration_s, downtime_s, bytes_moved, checkpoint, steady_heap_bytes,
-  peak_heap_bytes, peak_heap_during_bytes, checked
+  peak_heap_bytes, peak_heap_during_bytes, after_heap_bytes, checked
 
 The input follows one schedule for the whole run (event n is due at the
 start plus n / --rate), so input that arrives while the job is down waits
@@ -48,7 +48,11 @@ back (for restart, the checkpoint's files). The heap is runtime/metrics'
 ` + heapObjectsMetric + ` every 10 ms: steady_heap_bytes is its
 largest value over the second half of the time before the request,
 peak_heap_bytes over the whole run, peak_heap_during_bytes over the
-migration. checked is true when the query's result over the whole run
+migration, after_heap_bytes over the time after it (the state is as large
+as before, spread over the new owners; the live heap is read at the last
+collection, so while state grows without one, steady_heap_bytes lags
+behind it and after_heap_bytes is the steady state to compare with).
+checked is true when the query's result over the whole run
 has the checksum of nexmark.Baseline over the same events (a run without
 any rescale); otherwise the line is printed and the command fails.
 
@@ -248,6 +252,7 @@ func (b *rescaleBench) line(r *rescaleRun, m migration, heap []heapSample) map[s
 		"steady_heap_bytes":      maxHeap(heap, r.clock.start.Add(b.at/2), m.requested),
 		"peak_heap_bytes":        maxHeap(heap, time.Time{}, time.Time{}),
 		"peak_heap_during_bytes": maxHeap(heap, m.requested, m.done.Add(time.Nanosecond)),
+		"after_heap_bytes":       maxHeap(heap, m.done.Add(time.Nanosecond), time.Time{}),
 	}
 }
 
