@@ -117,8 +117,9 @@ func TestRescaleNamedKeyRegion(t *testing.T) {
 func TestRescaleRefusesOwnKeyedState(t *testing.T) {
 	j := weir.NewJob("own", weir.Workers(2), weir.BatchInterval(20*time.Millisecond))
 	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: rescaleInput(2000), BatchSize: 32}, 8000))
-	seen := map[string]int{}
-	m := weir.Map(s, func(r rec) string { seen[r.Key]++; return r.Key }, weir.KeyedState("k", func(r rec) string { return r.Key }), weir.Name("mine"))
+	// The function stands for one that keeps per-key state in its closure,
+	// which is what KeyedState declares.
+	m := weir.Map(s, func(r rec) string { return r.Key }, weir.KeyedState("k", func(r rec) string { return r.Key }), weir.Name("mine"))
 	weir.Sink(m, &weir.Collect[string]{})
 	wantRefusal(t, refusedRescale(t, j, 1), "mine", "KeyedState")
 }
