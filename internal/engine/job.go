@@ -150,10 +150,14 @@ func (j *Job) Run(ctx context.Context) error {
 	j.mu.Unlock()
 	if j.Cfg.Ckpt != nil {
 		self, procs := j.Process(), j.Processes()
-		if j.coord, err = j.openCheckpoints(self, procs); err != nil {
+		c, err := j.openCheckpoints(self, procs)
+		if err != nil {
 			return err
 		}
-		j.coord.reg = j.reg
+		c.reg = j.reg
+		j.mu.Lock() // Metrics may read it while the job runs
+		j.coord = c
+		j.mu.Unlock()
 	}
 	rt := j.newRuntime()
 	net, err := j.network(ctx, p)

@@ -47,15 +47,15 @@ func (j *Job) startSummaries(nw transport.Network) {
 func (j *Job) localCounts() map[string]int64 {
 	c := map[string]int64{"late": 0, "records": 0}
 	j.mu.Lock()
-	rt := j.rt
+	rt, coord := j.rt, j.coord
 	j.mu.Unlock()
 	if rt != nil {
 		c["records"] = rt.Records()
 	}
-	if j.coord != nil && j.Process() == 0 {
+	if coord != nil && j.Process() == 0 {
 		// What the sources read before the checkpoint the job restored,
 		// counted once, by process 0.
-		c["records"] += j.coord.records
+		c["records"] += coord.records
 	}
 	for _, l := range j.LateCounters {
 		c["late"] += l.N.Load()
