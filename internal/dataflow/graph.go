@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -345,11 +344,4 @@ func (j *Graph) SetSchedule(par int, s *routing.Schedule) {
 		j.schedules = map[int]*routing.Schedule{}
 	}
 	j.schedules[par] = s
-}
-
-// Schedules returns the routing schedules made so far, by instance count.
-func (j *Graph) Schedules() map[int]*routing.Schedule {
-	j.routeMu.Lock()
-	defer j.routeMu.Unlock()
-	return maps.Clone(j.schedules)
 }

@@ -153,10 +153,12 @@ func (x *handover) after(m progress.Marker) error {
 	par := old.Instances()
 	lose := map[int]bool{} // destinations, each sent a parcel (maybe empty)
 	gain := map[int]bool{} // sources, each owing a parcel
+	lost := 0
 	for _, mv := range migrate.Moves(old, next) {
 		switch x.inst {
 		case mv.From:
 			lose[mv.To] = true
+			lost++
 		case mv.To:
 			gain[mv.From] = true
 		}
@@ -184,7 +186,7 @@ func (x *handover) after(m progress.Marker) error {
 				return err
 			}
 		}
-		x.h.keys.Add(int64(countLost(old, next, x.inst)))
+		x.h.keys.Add(int64(lost))
 	}
 	x.view.Set(next)
 	for from := range gain {
@@ -205,17 +207,6 @@ func (x *handover) after(m progress.Marker) error {
 		}
 	}
 	return nil
-}
-
-func countLost(old, next *partition.Table, inst int) int {
-	n := 0
-	for kg := range old.Groups() {
-		g := partition.KeyGroup(kg)
-		if old.Owner(g) == inst && next.Owner(g) != inst {
-			n++
-		}
-	}
-	return n
 }
 
 // routingSuffix names the blob, saved by instance 0 of each keyed task,

@@ -33,7 +33,6 @@ type parcel struct {
 	complete bool
 	// pieces of blobs still arriving from another process, by blob
 	pending map[blobID]*checkpoint.StateBlob
-	bytes   int64
 }
 
 type blobID struct {
@@ -199,7 +198,6 @@ func (po *postOffice) receive(from int, msg []byte) error {
 			return fmt.Errorf("weir: a key-group handover from process %d: key group %d of %s out of order", from, id.kg, id.op)
 		}
 		bl.Data = append(bl.Data, d.B...)
-		p.bytes += int64(len(d.B))
 		if int64(len(bl.Data)) == total {
 			p.blobs = append(p.blobs, *bl)
 			delete(p.pending, id)

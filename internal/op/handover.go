@@ -41,7 +41,6 @@ func extractTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, 
 	})
 	for kg, b := range by {
 		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: c.Append(nil, []keyedBlob[K, V]{*b})})
-		delete(by, kg)
 	}
 	for _, g := range del {
 		t.Delete(g.h, g.k)

@@ -88,10 +88,3 @@ func (t *Table) String() string {
 func (t *Table) Equal(o *Table) bool {
 	return t.instances == o.instances && slices.Equal(t.owner, o.owner)
 }
-
-// At returns a copy of t in force from epoch from.
-func (t *Table) At(from uint64) *Table {
-	c := *t
-	c.From = from
-	return &c
-}

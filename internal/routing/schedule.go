@@ -21,12 +21,11 @@ type Schedule struct {
 	mu      sync.Mutex
 	tables  atomic.Pointer[[]*partition.Table] // by From, the first From 0
 	reached uint64                             // the highest epoch a sender entered
-	changed chan struct{}                      // closed and replaced at every Add
 }
 
 // New returns the schedule that routes by first from epoch 0.
 func New(first *partition.Table) *Schedule {
-	s := &Schedule{changed: make(chan struct{})}
+	s := &Schedule{}
 	t := *first
 	t.From = 0
 	s.tables.Store(&[]*partition.Table{&t})
@@ -91,8 +90,6 @@ func (s *Schedule) Add(t *partition.Table) error {
 	}
 	next = append(next, t)
 	s.tables.Store(&next)
-	close(s.changed)
-	s.changed = make(chan struct{})
 	return nil
 }
 
@@ -114,13 +111,6 @@ func (s *Schedule) Tables(e uint64) []*partition.Table {
 func (s *Schedule) Last() *partition.Table {
 	ts := *s.tables.Load()
 	return ts[len(ts)-1]
-}
-
-// Changed returns a channel closed at the next Add.
-func (s *Schedule) Changed() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.changed
 }
 
 // Restore returns the schedule of a job that resumes with tables (as

@@ -75,21 +75,3 @@ func TestSchedule(t *testing.T) {
 		}
 	}
 }
-
-func TestScheduleChanged(t *testing.T) {
-	s := New(table(t, 0, 0, 0, 0, 0))
-	ch := s.Changed()
-	select {
-	case <-ch:
-		t.Fatal("Changed closed before an Add")
-	default:
-	}
-	if err := s.Add(table(t, 3, 1, 1, 1, 1)); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-ch:
-	default:
-		t.Fatal("Changed not closed by an Add")
-	}
-}
