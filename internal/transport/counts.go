@@ -43,8 +43,9 @@ func (c *peerCounts) received(n int) {
 // Both of this package's networks implement it.
 func (m *mux) Peers() []PeerCounts {
 	out := make([]PeerCounts, 0, m.procs)
-	for i, t := range m.tables {
-		if i == m.self || t == nil {
+	for i := range m.tables {
+		t := m.table(i)
+		if i == m.self || t == nil || !t.linked() {
 			continue
 		}
 		c := &t.counts
