@@ -54,6 +54,8 @@ type elastic struct {
 	peers   map[*peer]bool  // started peers whose reader or writer may run
 	halted  bool            // the network stopped: no more connections
 	joining bool            // Config.Join: no contact has let us in yet
+	contact *peer           // the contact that lets us in, until it synced
+	seeking bool            // a dialer looks for a contact
 	dialing bool            // Dial has not returned
 	done    bool            // Dial's outcome is decided: settled or failed
 	settled chan struct{}   // closed once Dial's view of the mesh is complete
@@ -137,8 +139,8 @@ func (e *elastic) confirm(p *peer, contact bool) bool {
 	e.n.wg.Add(1)
 	go e.retire(p)
 	e.ev.push(Event{Kind: Joined, Slot: p.idx})
-	if contact {
-		e.joining = false
+	if contact && e.joining && e.contact == nil {
+		e.contact = p // it let us in once its first notes arrived
 	}
 	e.check()
 	return true
@@ -184,6 +186,10 @@ func (e *elastic) left(p *peer) {
 	e.tell(note{op: noteLeft, slot: uint16(p.idx), inc: p.inc})
 	e.ev.push(Event{Kind: Left, Slot: p.idx})
 	e.maybeDial(p.idx) // its successor, if we heard of one
+	if e.contact == p {
+		e.contact = nil // it left before it told us who is present
+		e.seekContact()
+	}
 	e.check()
 }
 
@@ -201,6 +207,9 @@ func (e *elastic) heard(p *peer, n note) error {
 		if o := &e.slots[p.idx]; o.p == p {
 			o.synced = true
 		}
+		if e.contact == p {
+			e.contact, e.joining = nil, false
+		}
 	case i == e.n.self:
 	case n.op == noteJoined:
 		if e.gone[n.inc] || s.p != nil && s.p.inc == n.inc {
@@ -216,6 +225,28 @@ func (e *elastic) heard(p *peer, n note) error {
 	}
 	e.check()
 	return nil
+}
+
+// seekContact starts a dialer that looks for a contact among Config.Join,
+// if we join and none is connected (under e.mu).
+func (e *elastic) seekContact() {
+	if !e.joining || e.contact != nil || e.seeking || e.halted {
+		return
+	}
+	e.seeking = true
+	e.n.wg.Add(1)
+	go func() {
+		defer e.n.wg.Done()
+		e.cn.dial(-1, e.n.cfg.Join, func() bool {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return e.joining && e.contact == nil && !e.halted
+		})
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.seeking = false
+		e.seekContact()
+	}()
 }
 
 // maybeDial starts a dialer for slot i if we heard of a process there

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 )
 
 // elasticTCP is the Network of Dial with Config.Elastic.
@@ -46,15 +47,9 @@ func dialElastic(ctx context.Context, cfg Config, lns []net.Listener) (Network, 
 			e.maybeDial(m)
 		}
 	}
+	e.seekContact()
 	e.check()
 	e.mu.Unlock()
-	if e.joining {
-		n.wg.Add(1)
-		go func() {
-			defer n.wg.Done()
-			e.cn.dial(-1, cfg.Join, e.stillJoining)
-		}()
-	}
 	var err error
 	select {
 	case <-e.settled:
@@ -89,23 +84,22 @@ func newIncarnation() uint64 {
 	}
 }
 
-// stillJoining reports whether the joiner still looks for a contact.
-func (e *elastic) stillJoining() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.joining && !e.halted
-}
-
 // shake runs the handshake of an elastic mesh on c: want is the peer's
 // slot if we dialed it, -1 if we accepted it or dial a contact (dialed).
 // On success the peer runs in its slot.
+//
+// A peer that read our ok runs us in its slot: from then on the
+// connection must end in order. So before we say ok, the connection
+// leaves the connector's hands (halt no longer cuts it) and the context
+// no longer aborts the handshake; if the network stops before the peer's
+// ok arrived, we send a close frame instead of running the peer.
 func (e *elastic) shake(c net.Conn, want int, dialed bool) error {
 	ours := hello{Version: protoVersion, Elastic: true, Incarnation: e.inc, Contact: dialed && want < 0}
 	g, err := greet(e.cn.ctx, e.n.cfg, e.cn.settings, c, ours, rules{want: want, accepted: !dialed})
 	if err != nil {
 		return err
 	}
-	defer g.stop()
+	defer g.hold()
 	p, r, err := e.claim(g.s.peer, g.h.Incarnation, c)
 	switch {
 	case err != nil:
@@ -113,18 +107,39 @@ func (e *elastic) shake(c net.Conn, want int, dialed bool) error {
 	case r != nil:
 		return g.s.refuse(r)
 	}
-	if err := g.finish(e.cn.ctx); err != nil {
+	if err := e.commit(g); err != nil {
 		e.unclaim(p)
 		return err
 	}
-	e.cn.mu.Lock()
-	delete(e.cn.live, c) // the peer's now: halt leaves it to the orderly close
-	e.cn.mu.Unlock()
+	err = writeMsg(c, msgOK, nil)
+	if err == nil {
+		_, err = g.s.next(msgOK)
+	}
+	if err != nil {
+		e.unclaim(p)
+		return err
+	}
+	c.SetDeadline(time.Time{})
 	if !e.confirm(p, ours.Contact) {
-		c.Close()
+		c.SetDeadline(time.Now().Add(e.n.cfg.Timeout))
+		c.Write(AppendFrame(nil, Frame{Kind: KindClose, Source: uint16(e.n.self), Target: uint16(p.idx)}))
+		linger(c)
 		return fmt.Errorf("process %d is shutting down", e.n.self)
 	}
 	e.n.log.Debug("transport: connected", "self", e.n.self, "peer", p.idx, "addr", p.addr, "contact", ours.Contact)
+	return nil
+}
+
+// commit takes the connection of g out of the connector's hands and the
+// handshake out of the context's, before we say ok; it fails if the
+// network stops already.
+func (e *elastic) commit(g *greeting) error {
+	e.cn.mu.Lock()
+	defer e.cn.mu.Unlock()
+	if e.cn.over || !g.hold() {
+		return fmt.Errorf("process %d is shutting down", e.n.self)
+	}
+	delete(e.cn.live, g.c)
 	return nil
 }
 

@@ -200,3 +200,40 @@ func TestElasticDialTimeout(t *testing.T) {
 		t.Errorf("Dial(no contact) = %v; want %s...", errs[0], want)
 	}
 }
+
+// TestElasticLeaveWhileJoining has the process in slot 0 leave while a
+// process joins through it (or, if it is gone, through slot 1): nobody
+// fails, and the joiner ends up connected to slot 1 alone.
+func TestElasticLeaveWhileJoining(t *testing.T) {
+	for k := range 5 {
+		m := newElasticMesh(t, 3)
+		m.start(0, 1)
+		c := m.config(2)
+		c.Join = []string{m.addrs[0], m.addrs[1]}
+		var nets []Elastic
+		var errs []error
+		left := make(chan error, 1)
+		go func() {
+			if k > 0 {
+				time.Sleep(time.Duration(k) * time.Millisecond) // vary where the join is when 0 leaves
+			}
+			left <- m.nets[0].Close()
+		}()
+		nets, errs = m.dial([]Config{c})
+		if err := <-left; err != nil {
+			t.Errorf("#%d: Close() of slot 0 = %v", k, err)
+		}
+		if errs[0] != nil {
+			t.Fatalf("#%d: Dial(slot 2 joining) = %v", k, errs[0])
+		}
+		m.nets[2] = nets[0]
+		all := netsOf(m, 3)
+		waitMembers(t, all, []int{1, 2})
+		exchangeSlots(t, all, []int{1, 2}, []uint32{1}, 20)
+		for _, i := range []int{1, 2} {
+			if err := all[i].Err(); err != nil {
+				t.Errorf("#%d: slot %d: Err() = %v; want nil", k, i, err)
+			}
+		}
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	)
+)
 
 // sameEvents reports whether got holds the events of want, in any order.
 func sameEvents(got, want []Event) bool {

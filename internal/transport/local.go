@@ -90,7 +90,9 @@ func (l *localNetwork) JoinWith(ctx context.Context, settings []Setting) error {
 
 // compare returns the first peer of process self whose settings differ
 // from its own, both given, as a *MismatchError.
-func (b *localBarrier) compare(self int) error { return firstMismatch(self, b.settings[self], b.settings) }
+func (b *localBarrier) compare(self int) error {
+	return firstMismatch(self, b.settings[self], b.settings)
+}
 
 // firstMismatch returns the first process of all (settings by process,
 // nil for none given) whose settings differ from mine, those of process

@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,7 +30,7 @@ func (b *builder) shake(c net.Conn, want int) error {
 	if err != nil {
 		return err
 	}
-	defer g.stop()
+	defer g.hold()
 	// Claim before we say ok, so that a duplicate hears why.
 	if r := b.claim(g.s.peer, c); r != nil {
 		return g.s.refuse(r)
@@ -46,10 +47,27 @@ func (b *builder) shake(c net.Conn, want int) error {
 // greeting is a handshake that got as far as the judgement: both sides
 // proved the secret, and the peer runs our job.
 type greeting struct {
-	c    net.Conn
-	s    *step
-	h    hello       // the peer's
-	stop func() bool // stops the watch of the context; false if it ended
+	c     net.Conn
+	s     *step
+	h     hello       // the peer's
+	watch func() bool // stops the watch of the context
+
+	mu      sync.Mutex
+	held    bool // the context no longer aborts the handshake
+	aborted bool // the context ended first, and aborted it
+}
+
+// hold ends the watch of the context, so that only the handshake's
+// deadline bounds what is left of it. It reports false if the context
+// ended first (then the connection's deadline has passed).
+func (g *greeting) hold() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.aborted {
+		g.held = true
+		g.watch()
+	}
+	return !g.aborted
 }
 
 // greet runs the handshake on c up to the ok: hellos (ours is ours,
@@ -59,20 +77,27 @@ type greeting struct {
 // handshake's until finish.
 func greet(ctx context.Context, cfg Config, settings []byte, c net.Conn, ours hello, r rules) (*greeting, error) {
 	c.SetDeadline(time.Now().Add(cfg.Timeout))
-	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
-	g, err := greetOn(cfg, settings, c, ours, r)
-	if err != nil {
-		stop()
+	g := &greeting{c: c}
+	g.watch = context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.held {
+			g.aborted = true
+			c.SetDeadline(time.Unix(1, 0))
+		}
+	})
+	if err := g.greetOn(cfg, settings, ours, r); err != nil {
+		g.hold()
 		return nil, err
 	}
-	g.stop = stop
 	return g, nil
 }
 
-func greetOn(cfg Config, settings []byte, c net.Conn, ours hello, r rules) (*greeting, error) {
+func (g *greeting) greetOn(cfg Config, settings []byte, ours hello, r rules) error {
+	c := g.c
 	if tc, ok := c.(*tls.Conn); ok {
 		if err := tc.Handshake(); err != nil {
-			return nil, readFailure("TLS handshake", err, cfg.Timeout)
+			return readFailure("TLS handshake", err, cfg.Timeout)
 		}
 	}
 	s := &step{c: c, peer: r.want, addr: c.RemoteAddr().String(), timeout: cfg.Timeout, log: cfg.Logger}
@@ -83,43 +108,44 @@ func greetOn(cfg Config, settings []byte, c net.Conn, ours hello, r rules) (*gre
 	rand.Read(ours.Nonce[:])
 	own := helloBody(ours)
 	if err := writeMsg(c, msgHello, own); err != nil {
-		return nil, err
+		return err
 	}
 	theirs, err := s.next(msgHello)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	theirs = bytes.Clone(theirs)
 	h, err := decodeHello(theirs)
 	switch {
 	case err != nil:
-		return nil, s.refuse(sameRefusal(err.Error()))
+		return s.refuse(sameRefusal(err.Error()))
 	case reflected(h, ours):
-		return nil, s.refuse(sameRefusal("our own hello came back"))
+		return s.refuse(sameRefusal("our own hello came back"))
 	case ours.Elastic && h.Elastic && h.Incarnation == ours.Incarnation:
-		return nil, s.refuse(sameRefusal("this process answered: it is its own address"))
+		return s.refuse(sameRefusal("this process answered: it is its own address"))
 	}
 	if err := writeMsg(c, msgProof, proof(cfg.Secret, own, theirs)); err != nil {
-		return nil, err
+		return err
 	}
 	p, err := s.next(msgProof)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !checkProof(cfg.Secret, own, theirs, p) {
-		return nil, s.refuse(sameRefusal("wrong secret"))
+		return s.refuse(sameRefusal("wrong secret"))
 	}
 	if err := s.swapSettings(settings); err != nil {
-		return nil, err
+		return err
 	}
 	if idx := int(h.Index); idx < len(cfg.Addrs) && idx != cfg.Self {
 		s.peer, s.addr = idx, cfg.Addrs[idx]
 	}
 	r.self, r.procs, r.elastic = cfg.Self, len(cfg.Addrs), ours.Elastic
 	if err := s.judge(cfg, r, h); err != nil {
-		return nil, err
+		return err
 	}
-	return &greeting{c: c, s: s, h: h}, nil
+	g.s, g.h = s, h
+	return nil
 }
 
 // swapSettings sends ours and reads the peer's settings. The peer knows
@@ -171,7 +197,7 @@ func (g *greeting) finish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !g.stop() {
+	if !g.hold() {
 		return ctx.Err()
 	}
 	g.c.SetDeadline(time.Time{})
