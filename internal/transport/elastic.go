@@ -58,6 +58,8 @@ type elastic struct {
 	seeking bool            // a dialer looks for a contact
 	dialing bool            // Dial has not returned
 	done    bool            // Dial's outcome is decided: settled or failed
+	ready   bool            // Dial settled: our view of the mesh is complete
+	owed    []*peer         // joiners we let in, owed a synced note until ready
 	settled chan struct{}   // closed once Dial's view of the mesh is complete
 	err     error           // why Dial fails
 	failed  chan struct{}   // closed with err set
@@ -80,10 +82,13 @@ func (e *elastic) missing(i int) bool {
 }
 
 // claim reserves slot i for the connection c from the process of
-// incarnation inc, before we say ok, and queues our first notes for it.
-// It refuses a second connection from the process, or one from another
-// process while the slot's process runs; after halt, it fails.
-func (e *elastic) claim(i int, inc uint64, c net.Conn) (*peer, *refusal, error) {
+// incarnation inc, before we say ok, and queues our first notes for it;
+// a joiner that asked us to let it in (contact) gets the synced note only
+// once our own view is complete. It refuses a process while another runs
+// in the slot; a second connection from the same process (two joiners
+// that chose each other as contacts) and a claim after halt fail without
+// a refusal, so that the other side does not fail.
+func (e *elastic) claim(i int, inc uint64, c net.Conn, contact bool) (*peer, *refusal, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.halted {
@@ -92,7 +97,7 @@ func (e *elastic) claim(i int, inc uint64, c net.Conn) (*peer, *refusal, error) 
 	s := &e.slots[i]
 	switch {
 	case s.p != nil && s.p.inc == inc:
-		return nil, sameRefusal(fmt.Sprintf("process %d is already connected", i)), nil
+		return nil, nil, fmt.Errorf("process %d is connected already", i)
 	case s.p != nil:
 		return nil, &refusal{
 			log:  fmt.Sprintf("a second process claims slot %d, whose process runs", i),
@@ -106,7 +111,11 @@ func (e *elastic) claim(i int, inc uint64, c net.Conn) (*peer, *refusal, error) 
 			p.enqueue(outFrame{kind: KindMember, note: note{op: noteJoined, slot: uint16(j), inc: o.p.inc}})
 		}
 	}
-	p.enqueue(outFrame{kind: KindMember, note: note{op: noteSynced}})
+	if contact && !e.ready {
+		e.owed = append(e.owed, p)
+	} else {
+		p.enqueue(outFrame{kind: KindMember, note: note{op: noteSynced}})
+	}
 	s.p, s.up, s.synced = p, false, false
 	return p, nil, nil
 }
@@ -212,8 +221,8 @@ func (e *elastic) heard(p *peer, n note) error {
 		}
 	case i == e.n.self:
 	case n.op == noteJoined:
-		if e.gone[n.inc] || s.p != nil && s.p.inc == n.inc {
-			return nil
+		if e.gone[n.inc] || s.up && s.p.inc == n.inc {
+			return nil // (a handshake in progress may fail: heard until up)
 		}
 		s.heard = n.inc
 		e.maybeDial(i)
@@ -303,8 +312,12 @@ func (e *elastic) check() {
 			return
 		}
 	}
-	e.done = true
+	e.done, e.ready = true, true
 	close(e.settled)
+	for _, p := range e.owed {
+		p.enqueue(outFrame{kind: KindMember, note: note{op: noteSynced}}) // fails only once p ended
+	}
+	e.owed = nil
 }
 
 // failDial fails Dial with err, unless its outcome is decided (under

@@ -100,7 +100,7 @@ func (e *elastic) shake(c net.Conn, want int, dialed bool) error {
 		return err
 	}
 	defer g.hold()
-	p, r, err := e.claim(g.s.peer, g.h.Incarnation, c)
+	p, r, err := e.claim(g.s.peer, g.h.Incarnation, c, !dialed && g.h.Contact)
 	switch {
 	case err != nil:
 		return err

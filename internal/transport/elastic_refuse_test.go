@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -236,4 +237,26 @@ func TestElasticLeaveWhileJoining(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestElasticJoinThroughJoiner has a process join through one that is
+// itself joining: its contact lets it in once its own view is complete,
+// so its Dial returns connected to all three.
+func TestElasticJoinThroughJoiner(t *testing.T) {
+	m := newElasticMesh(t, 3)
+	m.start(0)
+	first, second := m.joinConfig(1, 0), m.joinConfig(2, 1)
+	nets, errs := m.dial([]Config{first, second})
+	for k, err := range errs {
+		if err != nil {
+			t.Fatalf("Dial(slot %d joining) = %v", k+1, err)
+		}
+	}
+	if got := nets[1].Members(); !slices.Equal(got, []int{0, 1, 2}) {
+		t.Errorf("Members() as Dial of slot 2 returned = %v; want [0 1 2]", got)
+	}
+	m.nets[1], m.nets[2] = nets[0], nets[1]
+	all := netsOf(m, 3)
+	waitMembers(t, all, []int{0, 1, 2})
+	exchangeSlots(t, all, []int{0, 1, 2}, []uint32{1}, 20)
 }
