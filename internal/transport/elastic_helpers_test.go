@@ -156,56 +156,16 @@ func nextEvents(t *testing.T, nw Elastic, n int) []Event {
 	return evs
 }
 
-// exchangeSlots is exchange between the processes in slots, each a
-// Network whose process index is its slot.
+// exchangeSlots is exchange between the processes in slots.
 func exchangeSlots(t *testing.T, nets []Elastic, slots []int, chans []uint32, frames int) {
 	t.Helper()
-	var wg sync.WaitGroup
-	errc := make(chan error, 2*len(slots)*len(slots)*len(chans))
-	for _, i := range slots {
-		for _, j := range slots {
-			for _, ch := range chans {
-				wg.Go(func() {
-					s := nets[i].Sender(ch, j)
-					for k := range frames {
-						if err := s.Send(payload(s.Buffer(), i, j, ch, k)); err != nil {
-							errc <- fmt.Errorf("%d→%d ch %d: Send(%d) = %v", i, j, ch, k, err)
-							return
-						}
-					}
-				})
-				wg.Go(func() {
-					if err := recvFrames(nets[j].Receiver(ch, i), i, j, ch, 0, frames); err != nil {
-						errc <- err
-					}
-				})
-			}
+	ns := make([]Network, len(nets))
+	for i, nw := range nets {
+		if nw != nil {
+			ns[i] = nw
 		}
 	}
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Error(err)
-	}
-}
-
-// recvFrames receives frames from..to-1 of channel ch from i at j, and
-// checks each.
-func recvFrames(r Receiver, i, j int, ch uint32, from, to int) error {
-	want := make([]byte, 0, 32<<10)
-	for k := from; k < to; k++ {
-		p, err := r.Recv()
-		if err != nil {
-			return fmt.Errorf("%d→%d ch %d: Recv() #%d = %v", i, j, ch, k, err)
-		}
-		want = payload(want[:0], i, j, ch, k)
-		if string(p) != string(want) {
-			return fmt.Errorf("%d→%d ch %d: Recv() #%d = %d bytes %x…; want %d bytes %x…",
-				i, j, ch, k, len(p), p[:min(16, len(p))], len(want), want[:16])
-		}
-		r.Release()
-	}
-	return nil
+	exchangeAmong(t, ns, slots, chans, frames)
 }
 
 // recvEOF checks that r ends with io.EOF, now.
