@@ -260,3 +260,24 @@ func TestElasticJoinThroughJoiner(t *testing.T) {
 	waitMembers(t, all, []int{0, 1, 2})
 	exchangeSlots(t, all, []int{0, 1, 2}, []uint32{1}, 20)
 }
+
+// TestElasticTLS joins, leaves and rejoins over mutual TLS.
+func TestElasticTLS(t *testing.T) {
+	dir := t.TempDir()
+	ca := newCA(t, dir, "ca")
+	m := newElasticMesh(t, 3)
+	m.edit = func(i int, c *Config) { c.TLS = loadTLS(t, dir, ca, "p"+string(rune('0'+i))) }
+	m.start(0, 1)
+	m.join([]int{2}, []int{1})
+	nets := netsOf(m, 3)
+	waitMembers(t, nets, []int{0, 1, 2})
+	exchangeSlots(t, nets, []int{0, 1, 2}, []uint32{1, 2}, 50)
+	if err := nets[0].Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	waitMembers(t, nets, []int{1, 2})
+	m.join([]int{0}, []int{2})
+	nets = netsOf(m, 3)
+	waitMembers(t, nets, []int{0, 1, 2})
+	exchangeSlots(t, nets, []int{0, 1, 2}, []uint32{1, 2}, 50)
+}

@@ -2,8 +2,10 @@ package transport
 
 import (
 	"bytes"
+	"net"
 	"reflect"
 	"testing"
+	"time"
 )
 
 var sampleNotes = []note{
@@ -164,4 +166,28 @@ func FuzzNote(f *testing.F) {
 			t.Fatalf("decodeNote(%x) = %+v, which encodes as %x", b, n, appendNote(nil, n))
 		}
 	})
+}
+
+// TestElasticProtocolError has a fake joiner handshake with a member and
+// send it a note about a slot that does not exist: the member fails,
+// naming it, as for any protocol error.
+func TestElasticProtocolError(t *testing.T) {
+	m := newElasticMesh(t, 3)
+	m.start(0)
+	c, err := net.Dial("tcp", m.addrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := hello{Version: protoVersion, Index: 2, Processes: 3, Nonce: [16]byte{4}, Elastic: true, Incarnation: 99, Contact: true}
+	if r, err := fakeShake(c, h, "s3cret", testSettings); r != "" || err != nil {
+		t.Fatalf("handshake = %q, %v", r, err)
+	}
+	c.Write(AppendFrame(nil, Frame{Kind: KindMember, Source: 2, Target: 0, Payload: appendNote(nil, note{op: noteJoined, slot: 9, inc: 5})}))
+	nw := m.net(0)
+	within(t, nw.Done(), 5*time.Second, "Done after a protocol error")
+	want := "transport: peer 2 (" + m.addrs[2] + "): member note about slot 9 of 3"
+	if err := nw.Err(); err == nil || err.Error() != want {
+		t.Errorf("Err() = %v; want %s", err, want)
+	}
 }
