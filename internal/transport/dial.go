@@ -18,6 +18,14 @@ import (
 // the secret (a stranger, garbage, silence for Timeout, a failed TLS
 // handshake) is logged and dropped: Dial keeps accepting, and dials again
 // an address where something else answered.
+//
+// With Config.Elastic, Dial returns an Elastic once this process is
+// connected to every process it heard of: the Members started with it,
+// or, joining (Config.Join), those its contact and they told it of. It
+// keeps accepting newcomers while the network runs. A peer that proved
+// the secret but disagrees fails Dial only if it is one this process
+// dialed or waits for; a newcomer that disagrees is refused, and the
+// mesh runs on. A Dial that fails leaves in order whoever it reached.
 func Dial(ctx context.Context, cfg Config) (Network, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {

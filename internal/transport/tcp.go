@@ -25,7 +25,7 @@ type tcpNetwork struct {
 	*mux
 	cfg    Config
 	log    *slog.Logger
-	peers  []*peer  // a fixed mesh's, in index order
+	peers  []*peer  // a fixed mesh's, by index (nil at Self)
 	el     *elastic // an elastic mesh's membership, which holds its peers
 	kill   chan struct{}
 	killer sync.Once
