@@ -19,10 +19,11 @@ type link interface {
 }
 
 // mux is what both implementations of Network share: the channel tables,
-// one per process, and the stop state.
+// one per process, and the stop state. A table is replaced only in an
+// elastic mesh, when the process in its slot left (see elastic.go).
 type mux struct {
 	self, procs, credits int
-	tables               []*table
+	tables               []atomic.Pointer[table]
 	done                 chan struct{}
 
 	mu  sync.Mutex
@@ -30,14 +31,25 @@ type mux struct {
 }
 
 func newMux(self, procs, credits int) *mux {
-	return &mux{self: self, procs: procs, credits: credits, tables: make([]*table, procs), done: make(chan struct{})}
+	return &mux{self: self, procs: procs, credits: credits, tables: make([]atomic.Pointer[table], procs), done: make(chan struct{})}
 }
 
 // setTable installs the table of process i, reached through l.
 func (m *mux) setTable(i int, addr string, l link, grantBatch int) {
-	m.tables[i] = &table{m: m, peer: i, addr: addr, link: l, batch: grantBatch,
+	t := m.newTable(i, addr, grantBatch)
+	t.attach(l)
+	m.tables[i].Store(t)
+}
+
+// newTable returns a table for process i that no link reaches yet: its
+// senders wait in Send until attach.
+func (m *mux) newTable(i int, addr string, grantBatch int) *table {
+	return &table{m: m, peer: i, addr: addr, batch: grantBatch, up: make(chan struct{}),
 		out: map[uint32]*sender{}, in: map[uint32]*receiver{}}
 }
+
+// table returns the current table of process i.
+func (m *mux) table(i int) *table { return m.tables[i].Load() }
 
 // stop records why the network stopped and closes done. It reports
 // whether it was the first call.
@@ -66,14 +78,14 @@ func (m *mux) Sender(ch uint32, to int) Sender {
 	if to < 0 || to >= m.procs {
 		panic(fmt.Sprintf("transport: Sender(%d, %d): no process %d of %d", ch, to, to, m.procs))
 	}
-	return m.tables[to].sender(ch)
+	return m.table(to).sender(ch)
 }
 
 func (m *mux) Receiver(ch uint32, from int) Receiver {
 	if from < 0 || from >= m.procs {
 		panic(fmt.Sprintf("transport: Receiver(%d, %d): no process %d of %d", ch, from, from, m.procs))
 	}
-	return m.tables[from].receiver(ch)
+	return m.table(from).receiver(ch)
 }
 
 // table holds the channels to and from one peer, created on first use by
@@ -82,8 +94,9 @@ type table struct {
 	m     *mux
 	peer  int
 	addr  string
-	link  link
-	batch int // credits a receiver returns at once
+	link  link          // set once, before up is closed
+	up    chan struct{} // closed once link is set
+	batch int           // credits a receiver returns at once
 
 	mu     sync.Mutex
 	out    map[uint32]*sender
@@ -91,6 +104,23 @@ type table struct {
 	closed error // the peer shut down in order
 
 	counts peerCounts
+}
+
+// attach sets the link that reaches the peer, once, and wakes the
+// senders that wait for it.
+func (t *table) attach(l link) {
+	t.link = l
+	close(t.up)
+}
+
+// linked reports whether attach was called.
+func (t *table) linked() bool {
+	select {
+	case <-t.up:
+		return true
+	default:
+		return false
+	}
 }
 
 func (t *table) sender(ch uint32) *sender {
@@ -186,6 +216,14 @@ func (s *sender) Send(p []byte) error {
 	}
 	s.size = max(s.size, len(p))
 	done := s.t.m.done
+	if !s.t.linked() { // an elastic mesh's slot that no process has taken yet
+		select {
+		case <-s.t.up:
+		case <-done:
+			putBuf(p)
+			return s.t.m.Err()
+		}
+	}
 	var since time.Time // when Send began to wait for credit
 	for {
 		select {

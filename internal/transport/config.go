@@ -2,9 +2,11 @@ package transport
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"time"
 )
 
@@ -74,8 +76,27 @@ type Config struct {
 	Logger *slog.Logger
 	// Listener is an already open listener for Addrs[Self] (tests listen
 	// on port 0). Dial takes it over and closes it when the mesh is
-	// complete or failed. Nil: Dial listens on Addrs[Self].
+	// complete or failed (an elastic mesh: when it stops). Nil: Dial
+	// listens on Addrs[Self].
 	Listener net.Listener
+
+	// Elastic makes the mesh elastic: Addrs lists the address of every
+	// slot a process may take (the hello's process count is the slot
+	// count), and processes join and leave while it runs. Dial returns
+	// an Elastic. Who is present at the start is Members, or what the
+	// processes reached through Join say.
+	Elastic bool
+	// Members are the slots of the processes started together, Self
+	// among them: Dial returns once they are all connected (and any
+	// process that joined them meanwhile). Empty: this process starts
+	// the job alone, unless it joins one (Join). Elastic only.
+	Members []int
+	// Join lists addresses at which a process of the running job may
+	// answer (a --join address, the other slots' addresses, a service's):
+	// Dial asks the first that answers, whatever its slot, to let this
+	// process in; it learns from it who is present and connects to them.
+	// Elastic only; not with Members.
+	Join []string
 }
 
 // withDefaults fills the zero fields and checks the rest.
@@ -110,10 +131,41 @@ func (c Config) withDefaults() (Config, error) {
 	if err := checkSettings(c.Settings); err != nil {
 		return c, fmt.Errorf("transport: config: %w", err)
 	}
+	if err := c.checkElastic(); err != nil {
+		return c, fmt.Errorf("transport: config: %w", err)
+	}
 	if c.TLS != nil {
 		if err := checkTLS(c.TLS); err != nil {
 			return c, fmt.Errorf("transport: config: TLS: %w", err)
 		}
 	}
 	return c, nil
+}
+
+// checkElastic checks Elastic, Members and Join.
+func (c Config) checkElastic() error {
+	switch {
+	case !c.Elastic && (len(c.Members) > 0 || len(c.Join) > 0):
+		return errors.New("Members and Join are for an elastic mesh (Elastic)")
+	case len(c.Members) > 0 && len(c.Join) > 0:
+		return errors.New("Members (processes started together) and Join (a process joining a running job) exclude each other")
+	case len(c.Members) > 0 && !slices.Contains(c.Members, c.Self):
+		return fmt.Errorf("Members %v do not hold Self %d", c.Members, c.Self)
+	}
+	seen := make(map[int]bool, len(c.Members))
+	for _, m := range c.Members {
+		switch {
+		case m < 0 || m >= len(c.Addrs):
+			return fmt.Errorf("member %d out of range [0, %d)", m, len(c.Addrs))
+		case seen[m]:
+			return fmt.Errorf("member %d given twice", m)
+		}
+		seen[m] = true
+	}
+	for _, a := range c.Join {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return fmt.Errorf("Join address %q: %w", a, err)
+		}
+	}
+	return nil
 }

@@ -106,3 +106,51 @@ func TestPayloadTooLarge(t *testing.T) {
 		t.Errorf("Send(MaxPayload+1 bytes) = %v; want an error", err)
 	}
 }
+
+func TestElasticConfigErrors(t *testing.T) {
+	three := []string{"a:1", "b:1", "c:1"}
+	tests := []struct {
+		c    Config
+		want string
+	}{
+		{Config{Addrs: three, Members: []int{0}}, "transport: config: Members and Join are for an elastic mesh (Elastic)"},
+		{Config{Addrs: three, Join: []string{"a:1"}}, "transport: config: Members and Join are for an elastic mesh (Elastic)"},
+		{Config{Addrs: three, Elastic: true, Members: []int{0}, Join: []string{"a:1"}},
+			"transport: config: Members (processes started together) and Join (a process joining a running job) exclude each other"},
+		{Config{Addrs: three, Elastic: true, Self: 1, Members: []int{0, 2}}, "transport: config: Members [0 2] do not hold Self 1"},
+		{Config{Addrs: three, Elastic: true, Members: []int{0, 3}}, "transport: config: member 3 out of range [0, 3)"},
+		{Config{Addrs: three, Elastic: true, Members: []int{0, 1, 0}}, "transport: config: member 0 given twice"},
+		{Config{Addrs: three, Elastic: true, Join: []string{"a"}}, `transport: config: Join address "a": address a: missing port in address`},
+	}
+	for _, tt := range tests {
+		if _, err := Dial(context.Background(), tt.c); err == nil || err.Error() != tt.want {
+			t.Errorf("Dial(%+v) = %v; want %v", tt.c, err, tt.want)
+		}
+	}
+}
+
+// TestElasticSingleProcess starts an elastic mesh alone: its channels to
+// itself work, and it is its only member.
+func TestElasticSingleProcess(t *testing.T) {
+	nw, err := Dial(context.Background(), Config{Addrs: []string{"127.0.0.1:0", "127.0.0.1:1"}, Elastic: true})
+	if err != nil {
+		t.Fatalf("Dial() = %v", err)
+	}
+	e := nw.(Elastic)
+	if m := e.Members(); len(m) != 1 || m[0] != 0 {
+		t.Errorf("Members() = %v; want [0]", m)
+	}
+	s, r := nw.Sender(1, 0), nw.Receiver(1, 0)
+	if err := s.Send(append(s.Buffer(), "self"...)); err != nil {
+		t.Fatalf("Send() = %v", err)
+	}
+	if p, err := r.Recv(); err != nil || string(p) != "self" {
+		t.Errorf("Recv() = %q, %v", p, err)
+	}
+	if err := nw.Close(); err != nil {
+		t.Errorf("Close() = %v", err)
+	}
+	if _, ok := <-e.Events(); ok {
+		t.Error("Events() open after Close; want it closed")
+	}
+}

@@ -40,11 +40,14 @@ func (c *peerCounts) received(n int) {
 }
 
 // Peers returns the traffic with every other process, in process order.
-// Both of this package's networks implement it.
+// All of this package's networks implement it. In an elastic mesh it is
+// the traffic with the process in each slot since it joined; slots
+// without a process (none joined, or it left) are left out.
 func (m *mux) Peers() []PeerCounts {
 	out := make([]PeerCounts, 0, m.procs)
-	for i, t := range m.tables {
-		if i == m.self || t == nil {
+	for i := range m.tables {
+		t := m.table(i)
+		if i == m.self || t == nil || !t.linked() {
 			continue
 		}
 		c := &t.counts

@@ -2,13 +2,11 @@ package transport
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Dial joins the mesh as process cfg.Self: it listens on Addrs[Self] (or
@@ -20,6 +18,14 @@ import (
 // the secret (a stranger, garbage, silence for Timeout, a failed TLS
 // handshake) is logged and dropped: Dial keeps accepting, and dials again
 // an address where something else answered.
+//
+// With Config.Elastic, Dial returns an Elastic once this process is
+// connected to every process it heard of: the Members started with it,
+// or, joining (Config.Join), those its contact and they told it of. It
+// keeps accepting newcomers while the network runs. A peer that proved
+// the secret but disagrees fails Dial only if it is one this process
+// dialed or waits for; a newcomer that disagrees is refused, and the
+// mesh runs on. A Dial that fails leaves in order whoever it reached.
 func Dial(ctx context.Context, cfg Config) (Network, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -30,19 +36,18 @@ func Dial(ctx context.Context, cfg Config) (Network, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
-	lns := []net.Listener{cfg.Listener}
-	if cfg.Listener == nil {
-		if lns, err = listenAt(ctx, cfg.Self, cfg.Addrs, cfg.Logger); err != nil {
-			return nil, err
-		}
+	lns, err := listeners(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
-	b := &builder{cfg: cfg, ctx: ctx, conns: make([]net.Conn, len(cfg.Addrs)),
-		dialErr: make([]error, len(cfg.Addrs)), live: map[net.Conn]bool{},
-		failed: make(chan struct{}), complete: make(chan struct{}),
-		settings: settingsBody(cfg.Settings)}
-	if cfg.TLS != nil {
-		b.tlsServer, b.tlsClient = serverTLS(cfg.TLS), clientTLS(cfg.TLS)
+	if cfg.Elastic {
+		return dialElastic(ctx, cfg, lns)
 	}
+	b := &builder{conns: make([]net.Conn, len(cfg.Addrs)),
+		failed: make(chan struct{}), complete: make(chan struct{})}
+	b.connector = newConnector(ctx, cfg, &b.wg)
+	b.connector.shake = func(c net.Conn, want int, _ bool) error { return b.shake(c, want) }
+	b.connector.fatal = func(err error, _ bool) { b.fail(err) }
 	b.missing = len(cfg.Addrs) - 1
 	if b.missing == 0 {
 		close(b.complete)
@@ -53,7 +58,10 @@ func Dial(ctx context.Context, cfg Config) (Network, error) {
 	}
 	for j := cfg.Self + 1; j < len(cfg.Addrs); j++ {
 		b.wg.Add(1)
-		go b.dial(j)
+		go func() {
+			defer b.wg.Done()
+			b.dial(j, []string{cfg.Addrs[j]}, nil)
+		}()
 	}
 	select {
 	case <-b.complete:
@@ -86,35 +94,25 @@ func Dial(ctx context.Context, cfg Config) (Network, error) {
 	return newTCP(cfg, b.conns), nil
 }
 
+// listeners returns cfg.Listener, or listens on Addrs[Self].
+func listeners(ctx context.Context, cfg Config) ([]net.Listener, error) {
+	if cfg.Listener != nil {
+		return []net.Listener{cfg.Listener}, nil
+	}
+	return listenAt(ctx, cfg.Self, cfg.Addrs, cfg.Logger)
+}
+
 // builder builds the mesh of one Dial.
 type builder struct {
-	cfg Config
-	ctx context.Context
-	wg  sync.WaitGroup
+	*connector
+	wg sync.WaitGroup
 
-	settings             []byte // our settings message body
-	tlsServer, tlsClient *tls.Config
-
-	mu       sync.Mutex
+	// Under connector.mu.
 	conns    []net.Conn // established, by peer
-	dialErr  []error    // last error dialing each peer
-	live     map[net.Conn]bool
-	dropped  int    // accepted connections dropped before the proofs
-	lastDrop string // the last of them: from where and why
 	missing  int
-	over     bool // Dial is returning: no more connections
 	err      error
 	failed   chan struct{} // closed with err set
 	complete chan struct{} // closed when missing reaches 0
-}
-
-// fatal reports whether a handshake's error fails the mesh: a refusal or
-// a mismatch after both sides proved the secret. Anything else drops
-// only the connection.
-func fatal(err error) bool {
-	var r *RefusedError
-	var m *MismatchError
-	return errors.As(err, &r) || errors.As(err, &m)
 }
 
 func (b *builder) registered(c net.Conn) bool {
@@ -124,25 +122,6 @@ func (b *builder) registered(c net.Conn) bool {
 		}
 	}
 	return false
-}
-
-// track records c as open; it reports false if Dial is already over.
-func (b *builder) track(c net.Conn) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.over {
-		c.Close()
-		return false
-	}
-	b.live[c] = true
-	return true
-}
-
-func (b *builder) untrack(c net.Conn) {
-	b.mu.Lock()
-	delete(b.live, c)
-	b.mu.Unlock()
-	c.Close()
 }
 
 // fail fails Dial with err, unless it failed already.
@@ -188,126 +167,35 @@ func (b *builder) confirm() {
 // giveUp fails Dial because ctx ended, naming the peers still missing.
 func (b *builder) giveUp(cause error) {
 	b.mu.Lock()
-	var miss []string
+	var miss []int
 	for i, c := range b.conns {
-		if c != nil || i == b.cfg.Self {
-			continue
+		if c == nil && i != b.cfg.Self {
+			miss = append(miss, i)
 		}
-		s := fmt.Sprintf("%d (%s)", i, b.cfg.Addrs[i])
-		if b.dialErr[i] != nil {
-			s += ": " + b.dialErr[i].Error()
-		}
-		miss = append(miss, s)
-	}
-	dropped := ""
-	if b.dropped > 0 {
-		dropped = fmt.Sprintf("; dropped %d connection(s) that did not prove the secret, the last from %s", b.dropped, b.lastDrop)
 	}
 	b.mu.Unlock()
+	b.fail(b.missingError(cause, miss))
+}
+
+// missingError is the error of a Dial that ended with cause while the
+// processes miss were missing: it names them, with the last error dialing
+// each, and the connections dropped before the proofs.
+func (cn *connector) missingError(cause error, miss []int) error {
+	cn.mu.Lock()
+	s := make([]string, len(miss))
+	for k, i := range miss {
+		s[k] = fmt.Sprintf("%d (%s)", i, cn.cfg.Addrs[i])
+		if cn.dialErr[i] != nil {
+			s[k] += ": " + cn.dialErr[i].Error()
+		}
+	}
+	dropped := ""
+	if cn.dropped > 0 {
+		dropped = fmt.Sprintf("; dropped %d connection(s) that did not prove the secret, the last from %s", cn.dropped, cn.lastDrop)
+	}
+	cn.mu.Unlock()
 	if errors.Is(cause, context.DeadlineExceeded) {
-		cause = fmt.Errorf("no mesh within %v", b.cfg.DialTimeout)
+		cause = fmt.Errorf("no mesh within %v", cn.cfg.DialTimeout)
 	}
-	b.fail(fmt.Errorf("transport: process %d: %w; missing process %s%s", b.cfg.Self, cause, strings.Join(miss, ", process "), dropped))
-}
-
-// ending reports whether Dial is returning: errors are expected then.
-func (b *builder) ending() bool { return b.ctx.Err() != nil }
-
-// accept handshakes with the processes that dial us, each connection in
-// its own goroutine, until the listener closes. A connection that fails
-// before the proofs is logged and dropped; accept errors (out of file
-// descriptors, say) are logged and waited out.
-func (b *builder) accept(ln net.Listener) {
-	defer b.wg.Done()
-	wait := 5 * time.Millisecond
-	for {
-		raw, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) || b.ending() {
-				return
-			}
-			b.cfg.Logger.Warn(fmt.Sprintf("transport: process %d: accept: %v", b.cfg.Self, err))
-			select {
-			case <-time.After(wait):
-			case <-b.ctx.Done():
-			}
-			wait = min(2*wait, time.Second)
-			continue
-		}
-		wait = 5 * time.Millisecond
-		c := raw
-		if b.tlsServer != nil {
-			c = tls.Server(&coalescer{Conn: raw}, b.tlsServer)
-		}
-		if !b.track(c) {
-			return
-		}
-		b.wg.Add(1)
-		go func() {
-			defer b.wg.Done()
-			err := b.shake(c, -1)
-			if err == nil {
-				return
-			}
-			b.untrack(c)
-			switch {
-			case fatal(err):
-				b.fail(err)
-			case !b.ending():
-				from := raw.RemoteAddr().String()
-				b.cfg.Logger.Warn(fmt.Sprintf("transport: process %d: dropped a connection from %s: %v", b.cfg.Self, from, err))
-				b.mu.Lock()
-				b.dropped++
-				b.lastDrop = from + ": " + err.Error()
-				b.mu.Unlock()
-			}
-		}()
-	}
-}
-
-// dial reaches process j, retrying with backoff until the handshake
-// succeeds, fails the mesh, or ctx ends. A handshake that fails before
-// the proofs (something else answered at j's address, or j dropped us)
-// is logged and tried again.
-func (b *builder) dial(j int) {
-	defer b.wg.Done()
-	var d net.Dialer
-	wait := 10 * time.Millisecond
-	for {
-		raw, err := d.DialContext(b.ctx, "tcp", b.cfg.Addrs[j])
-		if err == nil {
-			c := raw
-			if b.tlsClient != nil {
-				c = tls.Client(&coalescer{Conn: raw}, b.tlsClient)
-			}
-			if !b.track(c) {
-				return
-			}
-			if err = b.shake(c, j); err == nil {
-				return
-			}
-			b.untrack(c)
-			if fatal(err) {
-				b.fail(err)
-				return
-			}
-			if !b.ending() {
-				b.cfg.Logger.Warn(fmt.Sprintf("transport: process %d: no handshake with process %d at %s: %v; trying again",
-					b.cfg.Self, j, b.cfg.Addrs[j], err))
-			}
-			err = fmt.Errorf("handshake with %s: %w", raw.RemoteAddr(), err)
-		}
-		if b.ending() {
-			return
-		}
-		b.mu.Lock()
-		b.dialErr[j] = err
-		b.mu.Unlock()
-		select {
-		case <-time.After(wait):
-		case <-b.ctx.Done():
-			return
-		}
-		wait = min(2*wait, time.Second)
-	}
+	return fmt.Errorf("transport: process %d: %w; missing process %s%s", cn.cfg.Self, cause, strings.Join(s, ", process "), dropped)
 }

@@ -11,6 +11,14 @@
 // barrier, where the settings they join with (JoinWith) are compared as
 // Dial's handshake compares them.
 //
+// A mesh is fixed (every process of Addrs, from start to end) or elastic
+// (Config.Elastic; LocalSlots in one Go process): Addrs then lists slots,
+// of which the processes present hold some, and processes join (Dial with
+// Config.Join) and leave (Close) while the others run. Such a Network is
+// an Elastic: it tells who is connected (Members) and who joined and left
+// (Events). Parallelism is the engine's business: the transport knows
+// slots, not what runs in them.
+//
 // # Invariants
 //
 //   - Channels are created on first use by either side. Payloads of one
@@ -35,6 +43,19 @@
 //     peer, and the peers answer with theirs; a peer that closed in order
 //     is not reported as lost: sends to it fail with ErrPeerClosed and
 //     receives from it end with io.EOF once its frames were read.
+//   - In an elastic mesh a peer that closed in order has left: the network
+//     runs on, reports it Left, and gives the next process in its slot
+//     new channels (sequence numbers, credits and queues afresh; Sender
+//     and Receiver say what they return across the change). A peer lost
+//     otherwise fails the network as in a fixed mesh: elasticity is not
+//     fault tolerance. A slot holds one process at a time; each run of a
+//     process has a random incarnation that tells it from the slot's
+//     earlier and later processes.
+//   - An elastic mesh stays complete: every process connects to every
+//     process it heard of (elastic.go says how knowledge spreads), so
+//     processes that join at once, through different contacts, find each
+//     other, and no pair connects twice. A connection whose ok was sent
+//     ends in order, even when its process is closing meanwhile.
 //   - Payload buffers are pooled (Sender.Buffer, Receiver.Release), and
 //     sending and receiving allocate nothing once warm.
 //
@@ -65,8 +86,25 @@
 // *RefusedError the rest; the refusing side logs why and sends the
 // reason.
 //
+// In an elastic mesh the hello's version has its high bit set and the
+// hello carries the process's incarnation and a contact flag; the process
+// count is the slot count. A process that starts with others (Members)
+// dials those above it; one that joins (Join) first dials a contact, any
+// process of the running job whatever its index, with the contact flag.
+// Every process keeps listening while it runs, and a handshake there
+// that fails concerns the newcomer only: a joiner with another secret is
+// dropped, one with other settings or for a slot whose process runs is
+// refused (the joiner's Dial fails with the *MismatchError or
+// *RefusedError), and the members run on. A process of an elastic mesh
+// and one of a fixed mesh are refused as running another job ("mesh").
+//
 // Then frames flow both ways: a HeaderSize header (kind, channel, source,
 // target, length, sequence) and a payload of at most MaxPayload bytes.
+// Elastic connections also carry member frames, a note each (note.go):
+// each side first tells the other every process it is connected to, then
+// that it is synced (a contact that is itself joining says so only once
+// its own view is complete); later, every process that joins or leaves
+// it. A fixed mesh's decoder refuses member frames as of an unknown kind.
 // Decoder decodes them from bytes fed in chunks of any size. Per peer, a
 // writer goroutine batches queued frames into one write (writev for large
 // payloads; over TLS, the batch's records gathered into one write), and a
@@ -93,6 +131,8 @@
 //	}
 //
 //	// Receiving goroutine, in process 2: channel 7 from process 0.
+//	// (Over an elastic mesh, io.EOF means process 0 left; a new
+//	// Receiver(7, 0) belongs to the next process in slot 0.)
 //	r := nw.Receiver(7, 0)
 //	for {
 //		p, err := r.Recv()
@@ -103,5 +143,17 @@
 //		}
 //		use(p)
 //		r.Release()
+//	}
+//
+// An elastic process joining a running job:
+//
+//	nw, err := transport.Dial(ctx, transport.Config{
+//		Self: 3, Addrs: slotAddrs, Settings: settings, Secret: secret,
+//		Elastic: true, Join: []string{"10.0.0.1:7000"},
+//	})
+//	...
+//	e := nw.(transport.Elastic)
+//	for ev := range e.Events() { // Joined 0, Joined 1, ..., Left 1, ...
+//		...
 //	}
 package transport

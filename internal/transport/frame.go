@@ -7,7 +7,7 @@ import (
 
 // HeaderSize is the size of a frame header on the wire.
 //
-//	kind     uint8   KindData, KindCredit, KindHeartbeat or KindClose
+//	kind     uint8   KindData, KindCredit, KindHeartbeat, KindClose or KindMember
 //	channel  uint32  channel id
 //	source   uint16  sending process
 //	target   uint16  receiving process
@@ -17,7 +17,9 @@ import (
 // All integers are big-endian. A credit frame's payload is the uint32
 // number of credits it grants; a heartbeat frame has none; a close frame
 // has none when the sender shuts down in order, or says why it failed
-// (at most MaxReason bytes of text).
+// (at most MaxReason bytes of text); a member frame, which only an
+// elastic mesh sends, carries a membership note of noteSize bytes
+// (note.go).
 const HeaderSize = 1 + 4 + 2 + 2 + 4 + 8
 
 // MaxPayload is the largest payload of a data frame. Longer lengths are a
@@ -39,6 +41,7 @@ const (
 	KindCredit                    // the receiver grants credits for a channel
 	KindHeartbeat                 // the sender is alive
 	KindClose                     // the sender shuts down (in order, or failed)
+	KindMember                    // a membership note of an elastic mesh
 )
 
 func (k Kind) String() string {
@@ -51,6 +54,8 @@ func (k Kind) String() string {
 		return "heartbeat"
 	case KindClose:
 		return "close"
+	case KindMember:
+		return "member"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -73,8 +78,9 @@ type Frame struct {
 	Target  uint16
 	Seq     uint64 // data frames
 	Credits uint32 // credit frames
-	// Payload is a data frame's payload, or a close frame's reason. The
-	// latter is only valid until the next call of Feed.
+	// Payload is a data frame's payload, a close frame's reason or a
+	// member frame's note. The latter two are only valid until the next
+	// call of Feed.
 	Payload []byte
 }
 
@@ -98,7 +104,7 @@ func AppendFrame(b []byte, f Frame) []byte {
 	case KindCredit:
 		h.Length = creditSize
 		return binary.BigEndian.AppendUint32(AppendHeader(b, h), f.Credits)
-	case KindClose:
+	case KindClose, KindMember:
 		h.Length = uint32(len(f.Payload))
 		return append(AppendHeader(b, h), f.Payload...)
 	}
@@ -107,8 +113,12 @@ func AppendFrame(b []byte, f Frame) []byte {
 
 // ParseHeader decodes and checks the header in the first HeaderSize bytes
 // of b (it panics if b is shorter). A data frame may carry at most max
-// payload bytes.
-func ParseHeader(b []byte, max int) (Header, error) {
+// payload bytes. Member frames are refused as of an unknown kind: only
+// the Decoder of an elastic mesh accepts them.
+func ParseHeader(b []byte, max int) (Header, error) { return parseHeader(b, max, false) }
+
+// parseHeader is ParseHeader, accepting member frames if elastic.
+func parseHeader(b []byte, max int, elastic bool) (Header, error) {
 	b = b[:HeaderSize]
 	h := Header{
 		Kind:    Kind(b[0]),
@@ -135,6 +145,13 @@ func ParseHeader(b []byte, max int) (Header, error) {
 		if h.Length != 0 {
 			return h, fmt.Errorf("transport: frame: %v frame of %d bytes; want 0", h.Kind, h.Length)
 		}
+	case KindMember:
+		if !elastic {
+			return h, fmt.Errorf("transport: frame: unknown kind %d", uint8(h.Kind))
+		}
+		if h.Length != noteSize {
+			return h, fmt.Errorf("transport: frame: %v frame of %d bytes; want %d", h.Kind, h.Length, noteSize)
+		}
 	default:
 		return h, fmt.Errorf("transport: frame: unknown kind %d", uint8(h.Kind))
 	}
@@ -150,6 +167,8 @@ type Decoder struct {
 	// Alloc returns a buffer of length n for a payload; nil means make.
 	// It is called once per data frame, after its header was checked.
 	Alloc func(n int) []byte
+	// Elastic accepts the member frames of an elastic mesh.
+	Elastic bool
 
 	hdr     [HeaderSize]byte
 	nhdr    int // bytes of hdr filled
@@ -157,6 +176,7 @@ type Decoder struct {
 	payload []byte // the current frame's payload, being filled
 	npay    int    // bytes of payload filled
 	credit  [creditSize]byte
+	note    [noteSize]byte
 	reason  [MaxReason]byte
 	err     error
 }
@@ -179,7 +199,7 @@ func (d *Decoder) Feed(p []byte) (n int, f Frame, ok bool, err error) {
 		if max <= 0 || max > MaxPayload {
 			max = MaxPayload
 		}
-		d.h, d.err = ParseHeader(d.hdr[:], max)
+		d.h, d.err = parseHeader(d.hdr[:], max, d.Elastic)
 		if d.err != nil {
 			return n, Frame{}, false, d.err
 		}
@@ -191,6 +211,8 @@ func (d *Decoder) Feed(p []byte) (n int, f Frame, ok bool, err error) {
 			d.payload = d.credit[:]
 		case KindClose:
 			d.payload = d.reason[:d.h.Length]
+		case KindMember:
+			d.payload = d.note[:]
 		default:
 			d.payload = nil
 		}
@@ -223,6 +245,12 @@ func (d *Decoder) fill(n int) (f Frame, ok bool) {
 			d.err = fmt.Errorf("transport: frame: credit frame for channel %d grants no credit", h.Channel)
 			return Frame{}, false
 		}
+	case KindMember:
+		if _, err := decodeNote(d.payload); err != nil {
+			d.err = fmt.Errorf("transport: frame: %w", err)
+			return Frame{}, false
+		}
+		f.Payload = d.payload
 	}
 	d.nhdr, d.payload = 0, nil
 	return f, true

@@ -39,31 +39,54 @@ func FuzzFrameDecoder(f *testing.F) {
 	f.Add(append([]byte{0, 7}, header(KindData, fuzzMax+1)...))
 	f.Add(append([]byte{2, 1, 2, 3}, header(KindCredit, 4)...))
 	f.Add(append([]byte{0, 0}, header(9, 0)...))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		sizes, stream := chunking(data)
-		alloc := func(n int) []byte {
-			if n > fuzzMax {
-				t.Fatalf("Alloc(%d) beyond the maximum %d", n, fuzzMax)
-			}
-			return make([]byte, n)
+	f.Fuzz(func(t *testing.T, data []byte) { checkDecode(t, data, false) })
+}
+
+// FuzzElasticFrameDecoder is FuzzFrameDecoder for an elastic mesh's
+// decoder, which takes member frames too.
+func FuzzElasticFrameDecoder(f *testing.F) {
+	var all []byte
+	for _, n := range sampleNotes {
+		b := AppendFrame(nil, memberFrame(n))
+		f.Add(append([]byte{0, 0}, b...))
+		all = append(all, b...)
+	}
+	for _, fr := range sampleFrames {
+		all = AppendFrame(all, fr)
+	}
+	f.Add(append([]byte{2, 4, 10, 0}, all...))
+	f.Add(append([]byte{0, 0}, header(KindMember, noteSize+1)...))
+	f.Add(append(append([]byte{0, 0}, header(KindMember, noteSize)...), 9, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1))
+	f.Fuzz(func(t *testing.T, data []byte) { checkDecode(t, data, true) })
+}
+
+// checkDecode decodes the stream of fuzz input data (chunking) whole and
+// in chunks: both must give the same frames and error, and the frames
+// must encode as the input's start.
+func checkDecode(t *testing.T, data []byte, elastic bool) {
+	sizes, stream := chunking(data)
+	alloc := func(n int) []byte {
+		if n > fuzzMax {
+			t.Fatalf("Alloc(%d) beyond the maximum %d", n, fuzzMax)
 		}
-		whole := Decoder{Max: fuzzMax, Alloc: alloc}
-		wantFrames, wantErr := decodeChunks(&whole, stream, nil)
-		chunked := Decoder{Max: fuzzMax, Alloc: alloc}
-		gotFrames, gotErr := decodeChunks(&chunked, stream, sizes)
-		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(gotFrames, wantFrames) {
-			t.Fatalf("Decode(%q) in chunks %v = %s, %v; want %s, %v (decoded whole)",
-				stream, sizes, frameString(gotFrames), gotErr, frameString(wantFrames), wantErr)
-		}
-		// Frames decode from their canonical encoding, which is the input.
-		var re []byte
-		for _, fr := range wantFrames {
-			re = AppendFrame(re, fr)
-		}
-		if !bytes.HasPrefix(stream, re) {
-			t.Fatalf("Decode(%q) = %s; they encode as %q, not a prefix of the input", stream, frameString(wantFrames), re)
-		}
-	})
+		return make([]byte, n)
+	}
+	whole := Decoder{Max: fuzzMax, Alloc: alloc, Elastic: elastic}
+	wantFrames, wantErr := decodeChunks(&whole, stream, nil)
+	chunked := Decoder{Max: fuzzMax, Alloc: alloc, Elastic: elastic}
+	gotFrames, gotErr := decodeChunks(&chunked, stream, sizes)
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(gotFrames, wantFrames) {
+		t.Fatalf("Decode(%q) in chunks %v = %s, %v; want %s, %v (decoded whole)",
+			stream, sizes, frameString(gotFrames), gotErr, frameString(wantFrames), wantErr)
+	}
+	// Frames decode from their canonical encoding, which is the input.
+	var re []byte
+	for _, fr := range wantFrames {
+		re = AppendFrame(re, fr)
+	}
+	if !bytes.HasPrefix(stream, re) {
+		t.Fatalf("Decode(%q) = %s; they encode as %q, not a prefix of the input", stream, frameString(wantFrames), re)
+	}
 }
 
 // decodeMsgs splits a handshake stream fed in chunks (nil: whole) into
@@ -123,6 +146,9 @@ func FuzzHandshake(f *testing.F) {
 	long := appendMsg(nil, msgSettings, settingsBody([]Setting{{"--input", strings.Repeat("/data/in.txt,", 300)}, {"", ""}}))
 	f.Add(append([]byte{0, 0}, h...))
 	f.Add(append(append(append(append([]byte{3, 0, 1, 2, 3}, h...), p...), st...), ok...))
+	eh := appendMsg(nil, msgHello, helloBody(sampleElasticHello))
+	f.Add(append(append(append(append([]byte{1, 5, 30}, eh...), p...), st...), ok...))
+	f.Add(append([]byte{0, 0}, eh[:len(eh)-1]...))
 	f.Add(append([]byte{2, 7, 255, 1}, long...))
 	f.Add(append([]byte{0, 0}, st[:len(st)-1]...))
 	f.Add([]byte{0, 0, 5, 0, 4, 0, 1, 0, 9})

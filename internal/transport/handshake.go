@@ -14,6 +14,7 @@ import (
 // (inside TLS when Config.TLS is set):
 //
 //	→ hello     magic "WEIR", version, index, processes, nonce
+//	            (elastic: and incarnation, flags)
 //	← hello
 //	→ proof     HMAC-SHA256(secret, own hello || peer hello)
 //	← proof
@@ -25,6 +26,15 @@ import (
 // Either side may answer any step with a refusal that says why, and close.
 // Each message is: type uint8, body length uint16, body. This file holds
 // the pure encoding, decoding and checking; shake.go does the I/O.
+//
+// The hello of an elastic mesh (Config.Elastic) sets the version's high
+// bit (elasticBit) and carries 9 more bytes: the incarnation, a random
+// number that tells this run of the process from others in the same slot,
+// and flags (flagContact: the sender joins a running job and asks this
+// peer, whatever its index, to let it in). Processes compare the mode
+// after the proofs: an elastic process and a fixed one are refused as
+// running another job ("mesh is elastic here, fixed there"). The fixed
+// mesh's hello is unchanged.
 //
 // Settings travel only after the proofs, so a process never shows them
 // to a peer that has not proven the secret (they name the binary, the
@@ -46,7 +56,10 @@ const (
 	maxMsgBody       = 2048            // messages other than settings
 	maxSettingsBody  = MaxSettingsSize // a settings message
 	helloFixed       = len(protoMagic) + 2 + 2 + 2 + nonceSize
+	helloElastic     = helloFixed + 8 + 1
 	helloVersionSize = len(protoMagic) + 2 // what every version's hello starts with
+	elasticBit       = 1 << 15             // in the version of an elastic mesh's hello
+	flagContact      = 1 << 0              // elastic hello: the sender joins through us
 )
 
 // msgType is the type of a handshake message.
@@ -82,6 +95,11 @@ type hello struct {
 	Index     uint16
 	Processes uint16 // mod 1<<16: MaxProcesses travels as 0
 	Nonce     [nonceSize]byte
+
+	// An elastic mesh's hello (Elastic) has these too.
+	Elastic     bool
+	Incarnation uint64
+	Contact     bool // flagContact
 }
 
 // appendMsg appends a message of type t with the given body.
@@ -93,12 +111,25 @@ func appendMsg(b []byte, t msgType, body []byte) []byte {
 
 // helloBody encodes h as a hello body.
 func helloBody(h hello) []byte {
-	b := make([]byte, 0, helloFixed)
+	b := make([]byte, 0, helloElastic)
 	b = append(b, protoMagic...)
-	b = binary.BigEndian.AppendUint16(b, h.Version)
+	v := h.Version
+	if h.Elastic {
+		v |= elasticBit
+	}
+	b = binary.BigEndian.AppendUint16(b, v)
 	b = binary.BigEndian.AppendUint16(b, h.Index)
 	b = binary.BigEndian.AppendUint16(b, h.Processes)
-	return append(b, h.Nonce[:]...)
+	b = append(b, h.Nonce[:]...)
+	if !h.Elastic {
+		return b
+	}
+	b = binary.BigEndian.AppendUint64(b, h.Incarnation)
+	var flags byte
+	if h.Contact {
+		flags |= flagContact
+	}
+	return append(b, flags)
 }
 
 // splitMsg parses the message at the start of b. It returns n == 0 and no
@@ -132,24 +163,42 @@ func maxBody(t msgType) int {
 // errBadMagic is a hello that does not come from this transport.
 var errBadMagic = errors.New("not a weir transport peer (bad magic)")
 
-// decodeHello decodes a hello body. A hello of another protocol version
-// decodes only up to the version, with an error that names it.
+// decodeHello decodes a hello body, of a fixed or an elastic mesh. A
+// hello of another protocol version decodes only up to the version, with
+// an error that names it.
 func decodeHello(body []byte) (hello, error) {
 	var h hello
 	if len(body) < helloVersionSize || string(body[:len(protoMagic)]) != protoMagic {
 		return h, errBadMagic
 	}
 	b := body[len(protoMagic):]
-	h.Version = binary.BigEndian.Uint16(b)
+	v := binary.BigEndian.Uint16(b)
+	h.Version, h.Elastic = v&^elasticBit, v&elasticBit != 0
 	if h.Version != protoVersion {
 		return h, fmt.Errorf("protocol version %d, ours %d", h.Version, protoVersion)
 	}
-	if len(body) != helloFixed {
-		return h, fmt.Errorf("hello of %d bytes; want %d", len(body), helloFixed)
+	size := helloFixed
+	if h.Elastic {
+		size = helloElastic
+	}
+	if len(body) != size {
+		return h, fmt.Errorf("hello of %d bytes; want %d", len(body), size)
 	}
 	h.Index = binary.BigEndian.Uint16(b[2:])
 	h.Processes = binary.BigEndian.Uint16(b[4:])
 	copy(h.Nonce[:], b[6:])
+	if !h.Elastic {
+		return h, nil
+	}
+	h.Incarnation = binary.BigEndian.Uint64(b[6+nonceSize:])
+	switch flags := b[6+nonceSize+8]; {
+	case flags&^flagContact != 0:
+		return h, fmt.Errorf("hello with unknown flags %#x", flags)
+	case h.Incarnation == 0:
+		return h, errors.New("elastic hello without an incarnation")
+	default:
+		h.Contact = flags&flagContact != 0
+	}
 	return h, nil
 }
 
@@ -178,20 +227,45 @@ type mismatch struct {
 // self is welcome. The settings are walked in the order of the
 // lower-indexed process's list, so that both sides name the same one.
 func judge(self, procs, want int, mine []Setting, h hello, theirs []Setting) (*mismatch, *refusal) {
-	if n := procCount(h.Processes); n != procs {
-		return &mismatch{"process count", fmt.Sprint(procs), fmt.Sprint(n)}, nil
+	return judgeAs(rules{self: self, procs: procs, want: want, accepted: want < 0}, mine, h, theirs)
+}
+
+// rules are what judgeAs expects of a peer.
+type rules struct {
+	self, procs int
+	want        int  // the peer's index, -1 for any
+	accepted    bool // the peer dialed us
+	elastic     bool // we are a process of an elastic mesh
+}
+
+// judgeAs is judge for a process of either mesh. An elastic process
+// calls the process count the slot count, welcomes a higher index that
+// dialed it as a joiner's contact (Contact), and, as a joiner, dials its
+// contact without knowing its index (want -1, accepted false).
+func judgeAs(r rules, mine []Setting, h hello, theirs []Setting) (*mismatch, *refusal) {
+	if h.Elastic != r.elastic {
+		mode := map[bool]string{true: "elastic", false: "fixed"}
+		return &mismatch{"mesh", mode[r.elastic], mode[h.Elastic]}, nil
 	}
+	count := "process count"
+	if r.elastic {
+		count = "slot count"
+	}
+	if n := procCount(h.Processes); n != r.procs {
+		return &mismatch{count, fmt.Sprint(r.procs), fmt.Sprint(n)}, nil
+	}
+	self := r.self
 	switch idx := int(h.Index); {
-	case idx >= procs:
-		return nil, sameRefusal(fmt.Sprintf("process index %d out of range [0, %d)", idx, procs))
+	case idx >= r.procs:
+		return nil, sameRefusal(fmt.Sprintf("process index %d out of range [0, %d)", idx, r.procs))
 	case idx == self:
 		return nil, sameRefusal(fmt.Sprintf("process %d connected to itself", self))
-	case want >= 0 && idx != want:
+	case r.want >= 0 && idx != r.want:
 		return nil, &refusal{
-			log:  fmt.Sprintf("process %d answered at the address of process %d", idx, want),
-			peer: fmt.Sprintf("you are process %d but answered at the address of process %d", idx, want),
+			log:  fmt.Sprintf("process %d answered at the address of process %d", idx, r.want),
+			peer: fmt.Sprintf("you are process %d but answered at the address of process %d", idx, r.want),
 		}
-	case want < 0 && idx > self:
+	case r.accepted && idx > self && !(r.elastic && h.Contact):
 		return nil, &refusal{
 			log:  fmt.Sprintf("process %d dialed us, but only lower indexes dial higher ones", idx),
 			peer: fmt.Sprintf("process %d must wait for you to dial it", self),

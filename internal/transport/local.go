@@ -91,11 +91,17 @@ func (l *localNetwork) JoinWith(ctx context.Context, settings []Setting) error {
 // compare returns the first peer of process self whose settings differ
 // from its own, both given, as a *MismatchError.
 func (b *localBarrier) compare(self int) error {
-	mine := b.settings[self]
+	return firstMismatch(self, b.settings[self], b.settings)
+}
+
+// firstMismatch returns the first process of all (settings by process,
+// nil for none given) whose settings differ from mine, those of process
+// self, as a *MismatchError from self's side; nil if mine is nil.
+func firstMismatch(self int, mine []Setting, all [][]Setting) error {
 	if mine == nil {
 		return nil
 	}
-	for peer, theirs := range b.settings {
+	for peer, theirs := range all {
 		if peer == self || theirs == nil {
 			continue
 		}
@@ -119,7 +125,7 @@ func (l *localNetwork) Close() error {
 		l.stop(ErrClosed)
 		for j, m := range l.all {
 			if j != l.self {
-				m.tables[l.self].peerClosed()
+				m.table(l.self).peerClosed()
 			}
 		}
 	})
@@ -146,7 +152,7 @@ type localLink struct {
 }
 
 func (l localLink) transmit(ch uint32, seq uint64, p []byte) error {
-	if err := l.to.tables[l.from.self].receiver(ch).deliver(seq, p); err != nil {
+	if err := l.to.table(l.from.self).receiver(ch).deliver(seq, p); err != nil {
 		// The sender counted credits and sequence numbers itself.
 		panic("transport: local " + err.Error())
 	}
@@ -154,7 +160,7 @@ func (l localLink) transmit(ch uint32, seq uint64, p []byte) error {
 }
 
 func (l localLink) grant(ch uint32, n int) {
-	if err := l.to.tables[l.from.self].sender(ch).addCredits(n); err != nil {
+	if err := l.to.table(l.from.self).sender(ch).addCredits(n); err != nil {
 		panic("transport: local " + err.Error())
 	}
 }

@@ -44,41 +44,36 @@ func TestMesh(t *testing.T) {
 // processes and checks what arrives.
 func exchange(t *testing.T, nets []Network, chans []uint32, frames int) {
 	t.Helper()
+	all := make([]int, len(nets))
+	for i := range all {
+		all[i] = i
+	}
+	exchangeAmong(t, nets, all, chans, frames)
+}
+
+// exchangeAmong is exchange between the processes procs of nets (by
+// index) only.
+func exchangeAmong(t *testing.T, nets []Network, procs []int, chans []uint32, frames int) {
+	t.Helper()
 	var wg sync.WaitGroup
-	errc := make(chan error, 2*len(nets)*len(nets)*len(chans))
-	for i, from := range nets {
-		for j, to := range nets {
+	errc := make(chan error, 2*len(procs)*len(procs)*len(chans))
+	for _, i := range procs {
+		for _, j := range procs {
 			for _, ch := range chans {
-				wg.Add(2)
-				go func() {
-					defer wg.Done()
-					s := from.Sender(ch, j)
+				wg.Go(func() {
+					s := nets[i].Sender(ch, j)
 					for k := range frames {
 						if err := s.Send(payload(s.Buffer(), i, j, ch, k)); err != nil {
 							errc <- fmt.Errorf("%d→%d ch %d: Send(%d) = %v", i, j, ch, k, err)
 							return
 						}
 					}
-				}()
-				go func() {
-					defer wg.Done()
-					r := to.Receiver(ch, i)
-					want := make([]byte, 0, 32<<10)
-					for k := range frames {
-						p, err := r.Recv()
-						if err != nil {
-							errc <- fmt.Errorf("%d→%d ch %d: Recv() #%d = %v", i, j, ch, k, err)
-							return
-						}
-						want = payload(want[:0], i, j, ch, k)
-						if string(p) != string(want) {
-							errc <- fmt.Errorf("%d→%d ch %d: Recv() #%d = %d bytes %x…; want %d bytes %x…",
-								i, j, ch, k, len(p), p[:min(16, len(p))], len(want), want[:16])
-							return
-						}
-						r.Release()
+				})
+				wg.Go(func() {
+					if err := recvFrames(nets[j].Receiver(ch, i), i, j, ch, 0, frames); err != nil {
+						errc <- err
 					}
-				}()
+				})
 			}
 		}
 	}
@@ -87,6 +82,25 @@ func exchange(t *testing.T, nets []Network, chans []uint32, frames int) {
 	for err := range errc {
 		t.Error(err)
 	}
+}
+
+// recvFrames receives frames from..to-1 of channel ch from i at j, and
+// checks each.
+func recvFrames(r Receiver, i, j int, ch uint32, from, to int) error {
+	want := make([]byte, 0, 32<<10)
+	for k := from; k < to; k++ {
+		p, err := r.Recv()
+		if err != nil {
+			return fmt.Errorf("%d→%d ch %d: Recv() #%d = %v", i, j, ch, k, err)
+		}
+		want = payload(want[:0], i, j, ch, k)
+		if string(p) != string(want) {
+			return fmt.Errorf("%d→%d ch %d: Recv() #%d = %d bytes %x…; want %d bytes %x…",
+				i, j, ch, k, len(p), p[:min(16, len(p))], len(want), want[:16])
+		}
+		r.Release()
+	}
+	return nil
 }
 
 // closeAll closes every network at once and checks it closed in order.

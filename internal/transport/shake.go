@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,21 +25,86 @@ import (
 // not the peer's. After, a disagreement is a *RefusedError (either side
 // refused) or a *MismatchError (the job differs), which fail the mesh.
 func (b *builder) shake(c net.Conn, want int) error {
-	cfg := b.cfg
+	ours := hello{Version: protoVersion, Index: uint16(b.cfg.Self), Processes: uint16(len(b.cfg.Addrs))}
+	g, err := greet(b.ctx, b.cfg, b.settings, c, ours, rules{want: want, accepted: want < 0})
+	if err != nil {
+		return err
+	}
+	defer g.hold()
+	// Claim before we say ok, so that a duplicate hears why.
+	if r := b.claim(g.s.peer, c); r != nil {
+		return g.s.refuse(r)
+	}
+	if err := g.finish(b.ctx); err != nil {
+		b.unclaim(g.s.peer, c)
+		return err
+	}
+	b.confirm()
+	b.cfg.Logger.Debug("transport: connected", "self", b.cfg.Self, "peer", g.s.peer, "addr", g.s.addr)
+	return nil
+}
+
+// greeting is a handshake that got as far as the judgement: both sides
+// proved the secret, and the peer runs our job.
+type greeting struct {
+	c     net.Conn
+	s     *step
+	h     hello       // the peer's
+	watch func() bool // stops the watch of the context
+
+	mu      sync.Mutex
+	held    bool // the context no longer aborts the handshake
+	aborted bool // the context ended first, and aborted it
+}
+
+// hold ends the watch of the context, so that only the handshake's
+// deadline bounds what is left of it. It reports false if the context
+// ended first (then the connection's deadline has passed).
+func (g *greeting) hold() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.aborted {
+		g.held = true
+		g.watch()
+	}
+	return !g.aborted
+}
+
+// greet runs the handshake on c up to the ok: hellos (ours is ours,
+// with Self and the nonce filled in), proofs, settings, and the judgement
+// by r (whose self, procs and elastic greet fills in from cfg and ours).
+// It returns the errors shake describes; on success c's deadline is the
+// handshake's until finish.
+func greet(ctx context.Context, cfg Config, settings []byte, c net.Conn, ours hello, r rules) (*greeting, error) {
 	c.SetDeadline(time.Now().Add(cfg.Timeout))
-	stop := context.AfterFunc(b.ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+	g := &greeting{c: c}
+	g.watch = context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.held {
+			g.aborted = true
+			c.SetDeadline(time.Unix(1, 0))
+		}
+	})
+	if err := g.greetOn(cfg, settings, ours, r); err != nil {
+		g.hold()
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *greeting) greetOn(cfg Config, settings []byte, ours hello, r rules) error {
+	c := g.c
 	if tc, ok := c.(*tls.Conn); ok {
 		if err := tc.Handshake(); err != nil {
 			return readFailure("TLS handshake", err, cfg.Timeout)
 		}
 	}
-	s := &step{c: c, peer: want, addr: c.RemoteAddr().String(), timeout: cfg.Timeout, log: cfg.Logger}
-	if want >= 0 {
-		s.addr = cfg.Addrs[want]
+	s := &step{c: c, peer: r.want, addr: c.RemoteAddr().String(), timeout: cfg.Timeout, log: cfg.Logger}
+	if r.want >= 0 {
+		s.addr = cfg.Addrs[r.want]
 	}
-
-	ours := hello{Version: protoVersion, Index: uint16(cfg.Self), Processes: uint16(len(cfg.Addrs))}
+	ours.Index, ours.Processes = uint16(cfg.Self), uint16(len(cfg.Addrs))
 	rand.Read(ours.Nonce[:])
 	own := helloBody(ours)
 	if err := writeMsg(c, msgHello, own); err != nil {
@@ -50,11 +116,13 @@ func (b *builder) shake(c net.Conn, want int) error {
 	}
 	theirs = bytes.Clone(theirs)
 	h, err := decodeHello(theirs)
-	if err != nil {
+	switch {
+	case err != nil:
 		return s.refuse(sameRefusal(err.Error()))
-	}
-	if reflected(h, ours) {
+	case reflected(h, ours):
 		return s.refuse(sameRefusal("our own hello came back"))
+	case ours.Elastic && h.Elastic && h.Incarnation == ours.Incarnation:
+		return s.refuse(sameRefusal("this process answered: it is its own address"))
 	}
 	if err := writeMsg(c, msgProof, proof(cfg.Secret, own, theirs)); err != nil {
 		return err
@@ -66,11 +134,27 @@ func (b *builder) shake(c net.Conn, want int) error {
 	if !checkProof(cfg.Secret, own, theirs, p) {
 		return s.refuse(sameRefusal("wrong secret"))
 	}
-	// The peer knows the secret. It sends its settings once it found
-	// that we do: so do we, while we read theirs (both may be larger
-	// than what the connection buffers).
+	if err := s.swapSettings(settings); err != nil {
+		return err
+	}
+	if idx := int(h.Index); idx < len(cfg.Addrs) && idx != cfg.Self {
+		s.peer, s.addr = idx, cfg.Addrs[idx]
+	}
+	r.self, r.procs, r.elastic = cfg.Self, len(cfg.Addrs), ours.Elastic
+	if err := s.judge(cfg, r, h); err != nil {
+		return err
+	}
+	g.s, g.h = s, h
+	return nil
+}
+
+// swapSettings sends ours and reads the peer's settings. The peer knows
+// the secret: it sends its settings once it found that we do, so do we,
+// while we read theirs (both may be larger than what the connection
+// buffers).
+func (s *step) swapSettings(settings []byte) error {
 	sent := make(chan error, 1)
-	go func() { sent <- writeMsg(c, msgSettings, b.settings) }()
+	go func() { sent <- writeMsg(s.c, msgSettings, settings) }()
 	body, err := s.next(msgSettings)
 	if werr := <-sent; err == nil {
 		err = werr
@@ -79,16 +163,19 @@ func (b *builder) shake(c net.Conn, want int) error {
 		return err
 	}
 	s.proven = true // from here, a disagreement is the real peer's
-	if idx := int(h.Index); idx < len(cfg.Addrs) && idx != cfg.Self {
-		s.peer, s.addr = idx, cfg.Addrs[idx]
-	}
-	settings, err := decodeSettings(body)
+	s.settings = body
+	return nil
+}
+
+// judge decides on the peer by r, from its hello and its settings.
+func (s *step) judge(cfg Config, r rules, h hello) error {
+	settings, err := decodeSettings(s.settings)
 	if err != nil {
 		return s.refuse(sameRefusal("settings: " + err.Error()))
 	}
-	m, r := judge(cfg.Self, len(cfg.Addrs), want, cfg.Settings, h, settings)
-	if r != nil {
-		return s.refuse(r)
+	m, rf := judgeAs(r, cfg.Settings, h, settings)
+	if rf != nil {
+		return s.refuse(rf)
 	}
 	if m != nil {
 		err := &MismatchError{Peer: int(h.Index), Addr: s.addr, Setting: m.what, Here: m.here, There: m.there}
@@ -97,37 +184,36 @@ func (b *builder) shake(c net.Conn, want int) error {
 			show(m.what, 0, len(m.what)), m.here, cfg.Self, m.there, h.Index))
 		return err
 	}
-	// Claim before we say ok, so that a duplicate hears why.
-	if r := b.claim(s.peer, c); r != nil {
-		return s.refuse(r)
-	}
-	err = writeMsg(c, msgOK, nil)
+	return nil
+}
+
+// finish says ok and reads the peer's ok, then lifts the handshake's
+// deadline. It fails if ctx ended.
+func (g *greeting) finish(ctx context.Context) error {
+	err := writeMsg(g.c, msgOK, nil)
 	if err == nil {
-		_, err = s.next(msgOK)
+		_, err = g.s.next(msgOK)
 	}
 	if err != nil {
-		b.unclaim(s.peer, c)
 		return err
 	}
-	if !stop() {
-		b.unclaim(s.peer, c)
-		return b.ctx.Err()
+	if !g.hold() {
+		return ctx.Err()
 	}
-	c.SetDeadline(time.Time{})
-	b.confirm()
-	cfg.Logger.Debug("transport: connected", "self", cfg.Self, "peer", s.peer, "addr", s.addr)
+	g.c.SetDeadline(time.Time{})
 	return nil
 }
 
 // step reads and refuses the messages of one handshake.
 type step struct {
-	c       net.Conn
-	buf     []byte
-	peer    int    // the peer's index, want until it proved the secret
-	addr    string // the peer's address
-	proven  bool   // both sides proved the secret
-	timeout time.Duration
-	log     *slog.Logger
+	c        net.Conn
+	buf      []byte
+	settings []byte // the peer's, once swapped
+	peer     int    // the peer's index, want until it proved the secret
+	addr     string // the peer's address
+	proven   bool   // both sides proved the secret
+	timeout  time.Duration
+	log      *slog.Logger
 }
 
 // next reads the next message, which must be of type want.

@@ -25,7 +25,8 @@ type tcpNetwork struct {
 	*mux
 	cfg    Config
 	log    *slog.Logger
-	peers  []*peer // nil at Self
+	peers  []*peer  // a fixed mesh's, by index (nil at Self)
+	el     *elastic // an elastic mesh's membership, which holds its peers
 	kill   chan struct{}
 	killer sync.Once
 	once   sync.Once
@@ -39,6 +40,8 @@ type peer struct {
 	addr string
 	conn net.Conn
 	co   *coalescer // under conn if it is TLS
+	t    *table     // the channels to and from the peer
+	inc  uint64     // an elastic mesh's peer: its incarnation
 
 	wmu   sync.Mutex
 	q     []outFrame // frames queued for the writer
@@ -64,32 +67,79 @@ type outFrame struct {
 	credits uint32
 	payload []byte
 	reason  string // close frames
+	note    note   // member frames
 }
+
+// newNetwork returns a network with a table for every process that no
+// link reaches yet, but its own.
+func newNetwork(cfg Config) *tcpNetwork {
+	n := &tcpNetwork{mux: newMux(cfg.Self, len(cfg.Addrs), cfg.Credits), cfg: cfg, log: cfg.Logger,
+		kill: make(chan struct{})}
+	for i, addr := range cfg.Addrs {
+		if i == cfg.Self {
+			n.setTable(i, addr, localLink{from: n.mux, to: n.mux}, 1)
+		} else {
+			n.tables[i].Store(n.newTable(i, addr, n.grantBatch()))
+		}
+	}
+	return n
+}
+
+// grantBatch is the number of credits a receiver returns at once.
+func (n *tcpNetwork) grantBatch() int { return max(1, n.cfg.Credits/4) }
 
 // newTCP starts the readers and writers over the connections of a
 // complete mesh (conns[Self] is nil).
 func newTCP(cfg Config, conns []net.Conn) *tcpNetwork {
-	n := &tcpNetwork{mux: newMux(cfg.Self, len(cfg.Addrs), cfg.Credits), cfg: cfg, log: cfg.Logger,
-		peers: make([]*peer, len(conns)), kill: make(chan struct{})}
+	n := newNetwork(cfg)
+	n.peers = make([]*peer, len(conns))
 	for i, c := range conns {
-		if i == cfg.Self {
-			n.setTable(i, cfg.Addrs[i], localLink{from: n.mux, to: n.mux}, 1)
-			continue
+		if i != cfg.Self {
+			n.peers[i] = n.newPeer(i, c, n.table(i))
 		}
-		p := &peer{n: n, idx: i, addr: cfg.Addrs[i], conn: c, co: coalescerOf(c), wake: make(chan struct{}, 1),
-			readerDone: make(chan struct{}), writerDone: make(chan struct{}),
-			q: make([]outFrame, 0, queueCap), batch: make([]outFrame, 0, queueCap)}
-		n.peers[i] = p
-		n.setTable(i, p.addr, p, max(1, cfg.Credits/4))
 	}
-	for _, p := range n.peers {
-		if p != nil {
-			n.wg.Add(2)
-			go p.read()
-			go p.write()
-		}
+	for _, p := range n.all() {
+		p.start()
 	}
 	return n
+}
+
+// newPeer returns the peer of process i over c, whose channels are t,
+// before it starts.
+func (n *tcpNetwork) newPeer(i int, c net.Conn, t *table) *peer {
+	return &peer{n: n, idx: i, addr: n.cfg.Addrs[i], conn: c, co: coalescerOf(c), t: t, wake: make(chan struct{}, 1),
+		readerDone: make(chan struct{}), writerDone: make(chan struct{}),
+		q: make([]outFrame, 0, queueCap), batch: make([]outFrame, 0, queueCap)}
+}
+
+// start links the peer's table to it and starts its reader and writer.
+func (p *peer) start() {
+	p.t.attach(p)
+	p.n.wg.Add(2)
+	go p.read()
+	go p.write()
+}
+
+// all returns the peers whose readers or writers may run.
+func (n *tcpNetwork) all() []*peer {
+	if n.el != nil {
+		return n.el.live()
+	}
+	ps := make([]*peer, 0, len(n.peers))
+	for _, p := range n.peers {
+		if p != nil {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// halt stops an elastic mesh's listening, dialing and handshakes, once
+// the network stopped.
+func (n *tcpNetwork) halt() {
+	if n.el != nil {
+		n.el.halt()
+	}
 }
 
 // fail stops the network with err unless it stopped already, and tears
@@ -99,15 +149,14 @@ func (n *tcpNetwork) fail(err error) {
 	if !n.stop(err) {
 		return
 	}
+	n.halt()
 	n.log.Error(err.Error())
 	reason := err.Error()
 	if len(reason) > MaxReason {
 		reason = reason[:MaxReason]
 	}
-	for _, p := range n.peers {
-		if p != nil {
-			p.end(reason)
-		}
+	for _, p := range n.all() {
+		p.end(reason)
 	}
 	n.wg.Add(1) // fail is called by readers and writers: the count is not 0
 	go func() {
@@ -122,13 +171,11 @@ func (n *tcpNetwork) teardownAfter(d time.Duration, of func(p *peer) <-chan stru
 	t := time.NewTimer(d)
 	defer t.Stop()
 	defer n.teardown()
-	for _, p := range n.peers {
-		if p != nil {
-			select {
-			case <-of(p):
-			case <-t.C:
-				return
-			}
+	for _, p := range n.all() {
+		select {
+		case <-of(p):
+		case <-t.C:
+			return
 		}
 	}
 }
@@ -137,10 +184,8 @@ func (n *tcpNetwork) teardownAfter(d time.Duration, of func(p *peer) <-chan stru
 func (n *tcpNetwork) teardown() {
 	n.killer.Do(func() {
 		close(n.kill)
-		for _, p := range n.peers {
-			if p != nil {
-				p.conn.Close()
-			}
+		for _, p := range n.all() {
+			p.conn.Close()
 		}
 	})
 }
@@ -153,6 +198,7 @@ func (n *tcpNetwork) Abort(reason error) {
 func (n *tcpNetwork) Close() error {
 	n.once.Do(func() {
 		if n.stop(ErrClosed) {
+			n.halt()
 			n.shutdown()
 		} // else the failure tears down
 		n.wg.Wait()
@@ -166,10 +212,8 @@ func (n *tcpNetwork) Close() error {
 // shutdown sends every peer a close frame, then waits (at most Timeout)
 // for their answers, so that no reset destroys what is in flight.
 func (n *tcpNetwork) shutdown() {
-	for _, p := range n.peers {
-		if p != nil {
-			p.end("")
-		}
+	for _, p := range n.all() {
+		p.end("")
 	}
 	n.teardownAfter(n.cfg.Timeout, func(p *peer) <-chan struct{} { return p.readerDone })
 }
@@ -240,7 +284,7 @@ func (p *peer) lost(err error) {
 func (p *peer) read() {
 	defer p.n.wg.Done()
 	defer close(p.readerDone)
-	d := Decoder{Alloc: getBuf}
+	d := Decoder{Alloc: getBuf, Elastic: p.n.el != nil}
 	buf := getBuf(readBufSize)
 	defer putBuf(buf)
 	timeout := p.n.cfg.Timeout
@@ -280,7 +324,7 @@ func (p *peer) dispatch(f Frame) error {
 	if int(f.Source) != p.idx || int(f.Target) != p.n.self {
 		return fmt.Errorf("%v frame from process %d to %d", f.Kind, f.Source, f.Target)
 	}
-	t := p.n.tables[p.idx]
+	t := p.t
 	switch f.Kind {
 	case KindData:
 		return t.receiver(f.Channel).deliver(f.Seq, f.Payload)
@@ -295,7 +339,13 @@ func (p *peer) dispatch(f Frame) error {
 		}
 		p.remoteClosed.Store(true)
 		t.peerClosed()
+		if p.n.el != nil {
+			p.n.el.left(p)
+		}
 		p.end("") // answer with our close frame
+	case KindMember:
+		n, _ := decodeNote(f.Payload) // checked by the decoder
+		return p.n.el.heard(p, n)
 	}
 	return nil
 }

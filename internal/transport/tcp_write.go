@@ -90,6 +90,9 @@ func (p *peer) flush() error {
 		case KindClose:
 			h.Length = uint32(len(f.reason))
 			p.buf = append(AppendHeader(p.buf, h), f.reason...)
+		case KindMember:
+			h.Length = noteSize
+			p.buf = appendNote(AppendHeader(p.buf, h), f.note)
 		default:
 			p.buf = AppendHeader(p.buf, h)
 		}
