@@ -139,9 +139,16 @@ type handover struct {
 
 func (x *handover) after(m progress.Marker) error {
 	x.epoch = uint64(m.Epoch)
-	if m.Final {
-		return x.h.ended()
+	if err := x.move(m); err != nil || !m.Final {
+		return err
 	}
+	return x.h.ended()
+}
+
+// move hands over and takes the key groups whose owner changes after
+// marker m. A final marker moves them too: an instance that retires
+// (its process leaves) may end the epoch of its last handover with it.
+func (x *handover) move(m progress.Marker) error {
 	// Entering the next epoch here too makes a table announced too late
 	// for this instance refused, also on a process without senders.
 	next := x.sched.Enter(uint64(m.Epoch) + 1)

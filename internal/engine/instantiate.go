@@ -44,6 +44,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 		}
 	}
 	w := newWiring(j, p, rt, pl, net)
+	j.noteTasks(p, w.heads, pl, rt)
 	w.keyedChains()
 	w.nameMeters()
 	w.makeInboxes()
@@ -215,7 +216,7 @@ func (w *wiring) outlet(ei, s, r int) (runtime.Outlet, error) {
 	}
 	to := w.pl.proc(r, w.par[e.To])
 	o := runtime.RemoteOutlet(&exchange.RemoteOutlet{W: wire, S: w.net.Sender(ch, to), Name: w.j.Nodes[e.To].Name,
-		Bytes: &w.j.wireBytes, M: m, Ch: ch})
+		Bytes: &w.j.wireBytes, M: m, Ch: ch}).Until(w.rt.Retirement(w.runName(e.To), r))
 	return w.withKeys(o.From(m), ei, s), nil
 }
 

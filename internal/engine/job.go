@@ -288,7 +288,11 @@ func (j *Job) finish(err error, net transport.Network) error {
 		j.mu.Unlock()
 	}
 	if net != nil && err == nil {
-		j.summaries.Finish(finishTimeout)
+		wait := finishTimeout
+		if j.leaving() {
+			wait = 0 // the others run on
+		}
+		j.summaries.Finish(wait)
 		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
 			err = cerr
 		}

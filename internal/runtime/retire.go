@@ -91,8 +91,20 @@ func (l *link) dropMark(m progress.Marker) bool {
 
 // checkSend fails a record for a receiver that has retired.
 func (l *link) checkSend() error {
-	if l == nil || l.gone == nil || l.marked < 0 || !l.gone.ends(progress.Epoch(l.marked)) {
+	if !(Outlet{link: l}).Retired() {
 		return nil
 	}
 	return fmt.Errorf("runtime: a record for an instance that retired from epoch %d (the routing still sends it records)", l.gone.From())
+}
+
+// Ends says whether the receiver retires after marker m: its last.
+func (o Outlet) Ends(m progress.Marker) bool {
+	return o.link != nil && o.link.gone != nil && o.link.gone.ends(m.Epoch)
+}
+
+// Retired says whether the receiver has retired: the last marker sent
+// to it ended its last epoch, and records sent now would fail.
+func (o Outlet) Retired() bool {
+	l := o.link
+	return l != nil && l.gone != nil && l.marked >= 0 && l.gone.ends(progress.Epoch(l.marked))
 }
