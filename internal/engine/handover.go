@@ -87,18 +87,24 @@ func (h *handovers) close() error {
 		return nil
 	}
 	for p := range h.pl.procs {
-		if p == h.pl.self {
-			continue
-		}
-		h.mu[p].Lock()
-		s := h.net.Sender(handoverChannel, p)
-		err := s.Send(append(s.Buffer(), msgClose))
-		h.mu[p].Unlock()
-		if err != nil {
-			return nil // the network failed or closed, and says why
+		if p != h.pl.self {
+			h.closeTo(p)
 		}
 	}
 	return nil
+}
+
+// closeTo tells process p that this one hands it nothing more: at the
+// end, or when p leaves the job (it gains no key group then).
+func (h *handovers) closeTo(p int) {
+	if h.net == nil || p == h.pl.self {
+		return
+	}
+	h.mu[p].Lock()
+	defer h.mu[p].Unlock()
+	s := h.net.Sender(handoverChannel, p)
+	// An error means the network failed or closed, and says why.
+	_ = s.Send(append(s.Buffer(), msgClose))
 }
 
 // send delivers a parcel to instance k.to, here or on its process.

@@ -277,7 +277,9 @@ func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.S
 	tc.View = routing.NewView(w.j.Schedule(t.Parallelism).At(0))
 	if c := w.j.coord; c != nil {
 		tc.Checkpoints, tc.From = true, c.from
+		name := w.runName(t.Head)
 		tc.Commits = func(out dataflow.TwoPhase, op string, inst int) (any, error) {
+			w.j.twoPhase(name)
 			return c.recoverCommitter(out, op, inst)
 		}
 	}
@@ -339,7 +341,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 		})
 	}
 	if j.coord != nil {
-		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps}
+		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps, gone: w.rt.Retirement(w.runName(n.Id), inst)}
 		if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
 			return err
 		}

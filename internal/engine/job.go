@@ -190,6 +190,19 @@ func (j *Job) Run(ctx context.Context) error {
 		defer cancel(nil)
 		j.watchNetwork(rt, net, cancel)
 	}
+	if c := j.Cfg.LeaveOn; c != nil {
+		rt.AddService("leave-on", func(done <-chan struct{}) error {
+			select {
+			case <-c:
+				if _, err := j.Leave(j.Process(), Rescale{}); err != nil {
+					j.Logger().Warn("weir: this process cannot leave the job; stopping the job instead", "process", j.Process(), "reason", err)
+					j.Stop()
+				}
+			case <-done:
+			}
+			return nil
+		})
+	}
 	if c := j.Cfg.StopOn; c != nil {
 		rt.AddService("stop-on", func(done <-chan struct{}) error {
 			select {

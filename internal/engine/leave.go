@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/weirstream/weir/internal/checkpoint"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,8 +33,9 @@ const leavePrefix = "leave/"
 // taskPar is one task of the plan as the runtime names it, and its
 // instance count.
 type taskPar struct {
-	name string
-	par  int
+	name   string
+	par    int
+	source bool
 }
 
 // leaveState is what this process knows of leaving processes.
@@ -43,6 +46,19 @@ type leaveState struct {
 	// from holds, per process that leaves, the first epoch it takes no
 	// part in.
 	from map[int]uint64
+	// twoPhase names the tasks with exactly-once (two-phase) outputs
+	// that this process runs instances of.
+	twoPhase map[string]bool
+}
+
+// twoPhase notes that task name writes a two-phase output.
+func (j *Job) twoPhase(name string) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	if j.rescale.leave.twoPhase == nil {
+		j.rescale.leave.twoPhase = map[string]bool{}
+	}
+	j.rescale.leave.twoPhase[name] = true
 }
 
 // noteTasks records the tasks and where they run, for retiring them.
@@ -52,7 +68,7 @@ func (j *Job) noteTasks(p *plan.Physical, heads []string, pl placement, rt *runt
 	l := &j.rescale.leave
 	l.pl, l.rt, l.tasks = pl, rt, nil
 	for ti, t := range p.Tasks {
-		l.tasks = append(l.tasks, taskPar{name: heads[ti], par: t.Parallelism})
+		l.tasks = append(l.tasks, taskPar{name: heads[ti], par: t.Parallelism, source: j.Nodes[t.Head].Kind == plan.Source})
 	}
 }
 
@@ -76,8 +92,17 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 		return Migration{}, fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
 	case len(l.from)+1 >= n:
 		return Migration{}, errors.New("weir: leave: every other process leaves already; one must stay")
-	case j.Cfg.Ckpt != nil:
-		return Migration{}, errors.New("weir: leave: a job with checkpoints cannot let a process leave yet: its checkpoints need every process's part")
+	}
+	for _, t := range l.tasks {
+		for inst := range t.par {
+			switch {
+			case l.pl.proc(inst, t.par) != p:
+			case t.source:
+				return Migration{}, fmt.Errorf("weir: leave: process %d reads source %s (instance %d), whose share cannot move to another process yet", p, t.name, inst)
+			case l.twoPhase[t.name]:
+				return Migration{}, fmt.Errorf("weir: leave: process %d writes exactly-once output in %s (instance %d), which it could not commit once it has left", p, t.name, inst)
+			}
+		}
 	}
 	gone := func(par int) func(int) bool {
 		return func(inst int) bool { return l.pl.proc(inst, par) == p || l.from[l.pl.proc(inst, par)] > 0 }
@@ -129,6 +154,16 @@ func (j *Job) retire(p int, at uint64) {
 		l.from = map[int]uint64{}
 	}
 	l.from[p] = at
+	j.mu.Lock()
+	h := j.handovers
+	j.mu.Unlock()
+	if h != nil {
+		// No plan gives p key groups from now on.
+		h.closeTo(p)
+	}
+	if j.coord != nil {
+		j.coord.left(p, at)
+	}
 	for _, t := range l.tasks {
 		for inst := range t.par {
 			if l.pl.proc(inst, t.par) == p {
@@ -167,4 +202,42 @@ func (j *Job) leaving() bool {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
 	return j.rescale.leave.from[j.Process()] > 0
+}
+
+// left records that process p takes no part in the checkpoints from
+// epoch at on.
+func (c *coordinator) left(p int, at uint64) {
+	c.leftMu.Lock()
+	defer c.leftMu.Unlock()
+	if c.gone == nil {
+		c.gone = map[int]uint64{}
+	}
+	c.gone[p] = at
+}
+
+// writeLeft writes, on process 0, the parts of the processes that have
+// left the job for the checkpoint of part: empty, since they hold
+// nothing from the epoch they left on (their key groups moved, their
+// instances ended), so that the checkpoint completes with the parts of
+// the processes that stay.
+func (c *coordinator) writeLeft(part checkpoint.Part) error {
+	if c.self != 0 {
+		return nil
+	}
+	c.leftMu.Lock()
+	var gone []int
+	for p, at := range c.gone {
+		if at <= part.Checkpoint {
+			gone = append(gone, p)
+		}
+	}
+	c.leftMu.Unlock()
+	slices.Sort(gone)
+	for _, p := range gone {
+		empty := checkpoint.Part{Checkpoint: part.Checkpoint, Epoch: part.Epoch, Process: p, Processes: part.Processes, Meta: part.Meta}
+		if err := c.writePart(empty); err != nil {
+			return fmt.Errorf("weir: the part of process %d, which left the job, of checkpoint %d: %w", p, part.Checkpoint, err)
+		}
+	}
+	return nil
 }

@@ -37,6 +37,10 @@ func (r *Retirement) Set(e uint64) { r.from.Store(e) }
 // From is the first epoch the instance takes no part in, or MaxUint64.
 func (r *Retirement) From() uint64 { return r.from.Load() }
 
+// Retiring says whether a marker that ends epoch e is the instance's
+// last.
+func (r *Retirement) Retiring(e progress.Epoch) bool { return r.ends(e) }
+
 // ends says whether a marker that ends epoch e is the instance's last.
 func (r *Retirement) ends(e progress.Epoch) bool {
 	f := r.from.Load()
