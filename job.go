@@ -75,6 +75,15 @@ type InstanceStats = metrics.InstanceStats
 // hold is partial, and nothing resumes it.
 var ErrStopped = engine.ErrStopped
 
+// LeaveOn makes this process of a distributed job ask to leave it, as
+// Job.Leave does, once c is closed or receives: its key groups move to
+// the other processes, its instances end and its Run returns nil while
+// the others run on. A process that cannot leave (Leave says why) stops
+// the whole job cleanly instead, as StopOn does.
+func LeaveOn(c <-chan struct{}) JobOption {
+	return engine.LeaveOn(c)
+}
+
 // StopOn makes the job stop cleanly, as Stop does, once c is closed or
 // receives.
 func StopOn(c <-chan struct{}) JobOption {

@@ -56,6 +56,9 @@ type Migration struct {
 	Steps       int
 	// Moves is the number of key groups that change owner.
 	Moves int
+	// Leave, for a process that leaves (Job.Leave), is the first epoch
+	// it takes no part in.
+	Leave uint64
 	job   *engine.Job
 }
 
@@ -98,6 +101,27 @@ func (m *Migration) Wait(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Leave asks process p of a running distributed job to leave it: its key
+// groups move to the instances of the processes that stay, in steps by
+// the options' strategy, while the job runs; from the epoch after the
+// last step every instance of p ends, and p's Run returns nil once they
+// have (its process may exit 0). The other processes run on. Any process
+// may be asked; it announces the leave to the others. A leaving process
+// must have nothing left to read: its sources' shares must have moved or
+// ended. Process 0, a job with checkpoints and a job that spreads records
+// round robin across processes are refused for now.
+func (j *Job) Leave(p int, opts ...RescaleOption) (*Migration, error) {
+	var r engine.Rescale
+	for _, o := range opts {
+		o(&r)
+	}
+	m, err := j.e.Leave(p, r)
+	if err != nil {
+		return nil, err
+	}
+	return &Migration{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Leave: m.Leave, job: j.e}, nil
 }
 
 // MovedBytes is the bytes of key-group state this process handed over

@@ -16,11 +16,18 @@ type Rescaler interface {
 	Rescale(instances int, opts ...weir.RescaleOption) (*weir.Migration, error)
 }
 
-// RescaleRequest is the body of POST /rescale. Instances is required;
-// the others take the engine's defaults when left out: strategy batched,
-// gap 1 epoch, per_pair 1 key group.
+// Leaver is a job one of whose processes can be asked to leave it.
+type Leaver interface {
+	Leave(process int, opts ...weir.RescaleOption) (*weir.Migration, error)
+}
+
+// RescaleRequest is the body of POST /rescale. Instances, or Leave (a
+// process of the job that leaves it), is required, not both; the others
+// take the engine's defaults when left out: strategy batched, gap 1
+// epoch, per_pair 1 key group.
 type RescaleRequest struct {
-	Instances *int   `json:"instances"`
+	Instances *int   `json:"instances,omitempty"`
+	Leave     *int   `json:"leave,omitempty"`
 	Strategy  string `json:"strategy,omitempty"`
 	Gap       *int   `json:"gap,omitempty"`
 	PerPair   *int   `json:"per_pair,omitempty"`
@@ -33,6 +40,9 @@ type RescaleAnswer struct {
 	Last  uint64 `json:"last"`
 	Steps int    `json:"steps"`
 	Moves int    `json:"moves"`
+	// Leave, when a process leaves, is the first epoch it takes no part
+	// in.
+	Leave uint64 `json:"leave,omitempty"`
 }
 
 // maxRescaleBody bounds the body of POST /rescale.
@@ -67,12 +77,22 @@ func postRescale(w http.ResponseWriter, r *http.Request, job Source) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	m, err := rs.Rescale(*req.Instances, opts...)
+	var m *weir.Migration
+	if req.Leave != nil {
+		lv, ok := job.(Leaver)
+		if !ok {
+			http.Error(w, "no process of this job can leave it", http.StatusNotImplemented)
+			return
+		}
+		m, err = lv.Leave(*req.Leave, opts...)
+	} else {
+		m, err = rs.Rescale(*req.Instances, opts...)
+	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	writeJSON(w, RescaleAnswer{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves})
+	writeJSON(w, RescaleAnswer{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Leave: m.Leave})
 }
 
 // readRescale decodes and checks a RescaleRequest, and returns the
@@ -89,9 +109,13 @@ func readRescale(body io.Reader) (RescaleRequest, []weir.RescaleOption, error) {
 	}
 	var opts []weir.RescaleOption
 	switch {
-	case req.Instances == nil:
-		return req, nil, errors.New(`rescale: "instances" is required: the number of instances to spread the key groups over`)
-	case *req.Instances < 1:
+	case req.Instances == nil && req.Leave == nil:
+		return req, nil, errors.New(`rescale: "instances" is required: the number of instances to spread the key groups over (or "leave": the process that leaves the job)`)
+	case req.Instances != nil && req.Leave != nil:
+		return req, nil, errors.New(`rescale: "instances" and "leave" together: ask for one at a time`)
+	case req.Leave != nil && *req.Leave < 0:
+		return req, nil, fmt.Errorf(`rescale: "leave" %d: a process index is at least 0`, *req.Leave)
+	case req.Instances != nil && *req.Instances < 1:
 		return req, nil, fmt.Errorf(`rescale: "instances" %d: must be at least 1`, *req.Instances)
 	case req.Gap != nil && *req.Gap < 1:
 		return req, nil, fmt.Errorf(`rescale: "gap" %d: must be at least 1 epoch`, *req.Gap)

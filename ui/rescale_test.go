@@ -99,6 +99,9 @@ func TestRescaleEndpoint(t *testing.T) {
 		{"application/json", `{"instances": 4, "gap": 0}`, http.StatusBadRequest, `"gap" 0`},
 		{"application/json", `{"instances": 4, "per_pair": -1}`, http.StatusBadRequest, `"per_pair" -1`},
 		{"application/json", `{"instances": 5}`, http.StatusConflict, "the keyed operators run 4 instances"},
+		{"application/json", `{"instances": 4, "leave": 1}`, http.StatusBadRequest, `"instances" and "leave" together`},
+		{"application/json", `{"leave": -1}`, http.StatusBadRequest, `"leave" -1`},
+		{"application/json", `{"leave": 1}`, http.StatusConflict, "runs in one process"},
 	} {
 		if code, body := post(t, h, c.contentType, c.body); code != c.code || !strings.Contains(body, c.says) {
 			t.Errorf("POST %q (%s): %d %s, want %d saying %s", c.body, c.contentType, code, body, c.code, c.says)

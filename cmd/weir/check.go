@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -28,6 +29,9 @@ func (f *jobFlags) check() error {
 	}
 	if f.workers < 1 {
 		return fmt.Errorf("--workers %d: must be at least 1", f.workers)
+	}
+	if f.elastic && procs < 2 {
+		return errors.New("--elastic: the job runs in one process, which has no other to hand its key groups to; start it with weir launch -n N (N at least 2) or --peers")
 	}
 	if f.workers > f.keyGroups || f.workers*procs > f.keyGroups {
 		what := fmt.Sprintf("--workers %d exceeds", f.workers)

@@ -35,8 +35,11 @@ type jobFlags struct {
 	state        string
 	stateDir     string
 	trace        string
-	// stopOn, once closed, stops the job cleanly (jobSignals).
-	stopOn <-chan struct{}
+	// stopOn, once closed, stops the job cleanly (jobSignals); leaveOn,
+	// with --elastic, makes this process leave it instead.
+	stopOn  <-chan struct{}
+	elastic bool
+	leaveOn <-chan struct{}
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -59,6 +62,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.state, "state", "memory", "where keyed state lives: memory, or pebble (on disk, under --state-dir)")
 	fs.StringVar(&f.stateDir, "state-dir", "weir-state", "directory of the pebble state")
 	fs.StringVar(&f.trace, "trace", "", "record the workers' activities to `FILE` (FILE.process-I in a distributed job) for weir trace analyze")
+	fs.BoolVar(&f.elastic, "elastic", false, "a distributed job whose processes may leave: SIGTERM (or SIGINT) makes this process hand its key groups to the others and exit 0 while they run on, instead of stopping the whole job")
 	fs.StringVar(&f.fromCkpt, "from-checkpoint", "", "start from the checkpoint in `DIR` (a chk-N directory), even one taken with other --workers or processes")
 }
 
@@ -67,6 +71,9 @@ func (f *jobFlags) options() []weir.JobOption {
 	opts := []weir.JobOption{weir.Workers(f.workers), weir.BatchInterval(f.interval), weir.KeyGroups(f.keyGroups)}
 	if f.stopOn != nil {
 		opts = append(opts, weir.StopOn(f.stopOn))
+	}
+	if f.leaveOn != nil {
+		opts = append(opts, weir.LeaveOn(f.leaveOn))
 	}
 	if f.epochRecords > 0 {
 		opts = append(opts, weir.EpochRecords(f.epochRecords))

@@ -24,13 +24,14 @@ const rescaleTimeout = 30 * time.Second
 func rescaleCmd() *cobra.Command {
 	var (
 		to       int
+		leave    int
 		strategy string
 		gap      int
 		perPair  int
 	)
 	cmd := &cobra.Command{
-		Use:   "rescale --to N ADDR",
-		Short: "Rescale a running job's keyed operators to N instances",
+		Use:   "rescale (--to N | --leave P) ADDR",
+		Short: "Rescale a running job's keyed operators to N instances, or make process P leave it",
 		Long: `Asks a running job to spread the key groups of its keyed operators over
 their first --to instances, while it runs, and prints the migration
 announced: the epochs its steps take force at and the key groups that move.
@@ -44,7 +45,15 @@ announced, before its last step.
 
   weir run ysb --workers 4 --active-instances 2 --ui 127.0.0.1:8080 &
   weir rescale --to 4 127.0.0.1:8080
-  weir rescale --to 1 --strategy all-at-once 127.0.0.1:8080`,
+  weir rescale --to 1 --strategy all-at-once 127.0.0.1:8080
+
+With --leave P instead, process P of a distributed job leaves it: its key
+groups move to the other processes' instances (in steps of --strategy),
+then its instances end and it exits 0 while the others run on. A job
+started with --elastic leaves the same way on SIGTERM to one process.
+
+  weir launch -n 3 -- run ysb --events 0 --ui 127.0.0.1:8080 &
+  weir rescale --leave 2 127.0.0.1:8080`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("rescale needs one ADDR, the host:port of the job's --ui or --metrics server (got %d arguments)", len(args))
@@ -53,12 +62,20 @@ announced, before its last step.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := ui.RescaleRequest{Instances: &to, Strategy: strategy, Gap: &gap, PerPair: &perPair}
+			if cmd.Flags().Changed("leave") {
+				req.Instances, req.Leave = nil, &leave
+			}
 			if err := checkRescale(cmd, req); err != nil {
 				return err
 			}
 			ans, err := postRescale(cmd.Context(), args[0], req)
 			if err != nil {
 				return err
+			}
+			if req.Leave != nil {
+				fmt.Printf("process %d leaves the job from epoch %d (%s): %d key groups move in %d steps, at epochs %d to %d\n",
+					leave, ans.Leave, strategy, ans.Moves, ans.Steps, ans.First, ans.Last)
+				return nil
 			}
 			fmt.Printf("rescale to %d instances (%s) announced: %d key groups move in %d steps, at epochs %d to %d\n",
 				to, strategy, ans.Moves, ans.Steps, ans.First, ans.Last)
@@ -67,6 +84,7 @@ announced, before its last step.
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&to, "to", 0, "the `N` instances of each keyed operator to spread the key groups over (required)")
+	fs.IntVar(&leave, "leave", 0, "the process `P` of a distributed job that leaves it (instead of --to)")
 	fs.StringVar(&strategy, "strategy", "batched", "how the key groups move: batched (at most one out of and one into each instance per step), all-at-once or fluid (one per step)")
 	fs.IntVar(&gap, "gap", 1, "epochs between two steps")
 	fs.IntVar(&perPair, "per-pair", 1, "key groups one batched step may hand between the same two instances")
@@ -76,9 +94,13 @@ announced, before its last step.
 // checkRescale refuses nonsense flags before asking the job.
 func checkRescale(cmd *cobra.Command, req ui.RescaleRequest) error {
 	switch {
-	case !cmd.Flags().Changed("to"):
-		return errors.New("--to is required: the number of instances to rescale to")
-	case *req.Instances < 1:
+	case cmd.Flags().Changed("to") && cmd.Flags().Changed("leave"):
+		return errors.New("--to and --leave together: ask for one at a time")
+	case req.Leave != nil && *req.Leave < 0:
+		return fmt.Errorf("--leave %d: a process index is at least 0", *req.Leave)
+	case req.Leave == nil && !cmd.Flags().Changed("to"):
+		return errors.New("--to is required: the number of instances to rescale to (or --leave P)")
+	case req.Leave == nil && *req.Instances < 1:
 		return fmt.Errorf("--to %d: must be at least 1", *req.Instances)
 	case *req.Gap < 1:
 		return fmt.Errorf("--gap %d: must be at least 1 epoch", *req.Gap)

@@ -206,4 +206,7 @@ func TestActiveInstancesRefused(t *testing.T) {
 	mustFail(t, []string{"rescale", "--to", "2", "--gap", "0", "127.0.0.1:1"}, "--gap 0")
 	mustFail(t, []string{"rescale", "--to", "2", "--strategy", "gradual", "127.0.0.1:1"}, "--strategy gradual", "batched, all-at-once or fluid")
 	mustFail(t, []string{"rescale", "127.0.0.1:1"}, "--to is required")
+	mustFail(t, []string{"rescale", "--to", "2", "--leave", "1", "127.0.0.1:1"}, "--to and --leave together")
+	mustFail(t, []string{"rescale", "--leave", "-1", "127.0.0.1:1"}, "--leave -1")
+	mustFail(t, []string{"run", "wordcount", "--input", in, "--out", out, "--elastic"}, "--elastic", "runs in one process")
 }

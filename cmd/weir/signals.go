@@ -14,13 +14,20 @@ import (
 // jobSignals makes SIGINT and SIGTERM stop a job cleanly: the first
 // closes the returned channel (weir.StopOn: with checkpoints the job runs
 // on to the next checkpoint and stops there), the second cancels the
-// context, which stops it at once. release undoes it.
+// context, which stops it at once. With --elastic in a distributed job,
+// the first makes this process leave the job instead (weir.LeaveOn).
+// release undoes it.
 func jobSignals(parent context.Context, jf *jobFlags) (ctx context.Context, release func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	stop := make(chan struct{})
-	jf.stopOn = stop
+	leaving := jf.elastic && jf.cluster.resolved.Processes() > 1
+	if leaving {
+		jf.leaveOn = stop
+	} else {
+		jf.stopOn = stop
+	}
 	done := make(chan struct{})
 	go func() {
 		n := 0
@@ -29,7 +36,9 @@ func jobSignals(parent context.Context, jf *jobFlags) (ctx context.Context, rele
 			case s := <-sig:
 				n++
 				if n == 1 {
-					if jf.ckptDir != "" {
+					if leaving {
+						fmt.Fprintf(os.Stderr, "weir: %v: this process leaves the job (again to stop it at once)\n", s)
+					} else if jf.ckptDir != "" {
 						fmt.Fprintf(os.Stderr, "weir: %v: stopping at the next checkpoint (again to stop at once)\n", s)
 					} else {
 						fmt.Fprintf(os.Stderr, "weir: %v: stopping (without checkpoints nothing resumes this run)\n", s)

@@ -36,6 +36,8 @@ type JobConfig struct {
 	Ckpt         *CkptConfig
 	Backend      state.Backend // nil: keyed state in memory
 	StopOn       <-chan struct{}
+	// LeaveOn, once closed, makes this process ask to leave the job.
+	LeaveOn <-chan struct{}
 	// TraceFile, once TraceSet, is the file the job writes its activity
 	// trace to, tracing the whole run.
 	TraceFile string

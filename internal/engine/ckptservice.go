@@ -151,7 +151,11 @@ func (s *ckptService) carry(a coord.Action) error {
 	switch a := a.(type) {
 	case coord.WritePart:
 		n := a.Part.Checkpoint
-		ev := coord.PartWritten{N: n, Err: c.writePart(a.Part)}
+		err := c.writePart(a.Part)
+		if err == nil {
+			err = c.writeLeft(a.Part)
+		}
+		ev := coord.PartWritten{N: n, Err: err}
 		ev.Superseded = s.superseded(n, ev.Err, "its part was written")
 		return s.step(ev)
 	case coord.CheckComplete:

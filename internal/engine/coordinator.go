@@ -34,6 +34,10 @@ type coordinator struct {
 	// committers are this process's two-phase outputs, with the notes of
 	// the checkpoints they prepared that are not committed yet.
 	committers []*committer
+	// gone holds, per process that left the job, the first checkpoint
+	// it takes no part in (leave.go).
+	leftMu sync.Mutex
+	gone   map[int]uint64
 	// tasks is how many reporters joined (their coord.TaskIDs are 0 to
 	// tasks-1); inbox carries their reports and ends, and the peers'
 	// claims, to the service until done closes.

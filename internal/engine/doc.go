@@ -5,6 +5,8 @@
 // state, ckptservice.go runs internal/coord's state machine as a runtime
 // service, coordinator.go holds what was restored and the two-phase
 // outputs) and owns the checkpoint directory, exchanges summaries,
-// and stops the job cleanly. Job is what the root package's NewJob
-// returns.
+// reshapes the running job (rescale.go plans and announces routing
+// changes, handover.go and post.go move key groups' state, leave.go lets
+// a process leave) and stops the job cleanly. Job is what the root
+// package's NewJob returns.
 package engine

@@ -87,18 +87,24 @@ func (h *handovers) close() error {
 		return nil
 	}
 	for p := range h.pl.procs {
-		if p == h.pl.self {
-			continue
-		}
-		h.mu[p].Lock()
-		s := h.net.Sender(handoverChannel, p)
-		err := s.Send(append(s.Buffer(), msgClose))
-		h.mu[p].Unlock()
-		if err != nil {
-			return nil // the network failed or closed, and says why
+		if p != h.pl.self {
+			h.closeTo(p)
 		}
 	}
 	return nil
+}
+
+// closeTo tells process p that this one hands it nothing more: at the
+// end, or when p leaves the job (it gains no key group then).
+func (h *handovers) closeTo(p int) {
+	if h.net == nil || p == h.pl.self {
+		return
+	}
+	h.mu[p].Lock()
+	defer h.mu[p].Unlock()
+	s := h.net.Sender(handoverChannel, p)
+	// An error means the network failed or closed, and says why.
+	_ = s.Send(append(s.Buffer(), msgClose))
 }
 
 // send delivers a parcel to instance k.to, here or on its process.
@@ -139,9 +145,16 @@ type handover struct {
 
 func (x *handover) after(m progress.Marker) error {
 	x.epoch = uint64(m.Epoch)
-	if m.Final {
-		return x.h.ended()
+	if err := x.move(m); err != nil || !m.Final {
+		return err
 	}
+	return x.h.ended()
+}
+
+// move hands over and takes the key groups whose owner changes after
+// marker m. A final marker moves them too: an instance that retires
+// (its process leaves) may end the epoch of its last handover with it.
+func (x *handover) move(m progress.Marker) error {
 	// Entering the next epoch here too makes a table announced too late
 	// for this instance refused, also on a process without senders.
 	next := x.sched.Enter(uint64(m.Epoch) + 1)

@@ -44,6 +44,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 		}
 	}
 	w := newWiring(j, p, rt, pl, net)
+	j.noteTasks(p, w.heads, pl, rt)
 	w.keyedChains()
 	w.nameMeters()
 	w.makeInboxes()
@@ -215,7 +216,7 @@ func (w *wiring) outlet(ei, s, r int) (runtime.Outlet, error) {
 	}
 	to := w.pl.proc(r, w.par[e.To])
 	o := runtime.RemoteOutlet(&exchange.RemoteOutlet{W: wire, S: w.net.Sender(ch, to), Name: w.j.Nodes[e.To].Name,
-		Bytes: &w.j.wireBytes, M: m, Ch: ch})
+		Bytes: &w.j.wireBytes, M: m, Ch: ch}).Until(w.rt.Retirement(w.runName(e.To), r))
 	return w.withKeys(o.From(m), ei, s), nil
 }
 
@@ -276,7 +277,9 @@ func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.S
 	tc.View = routing.NewView(w.j.Schedule(t.Parallelism).At(0))
 	if c := w.j.coord; c != nil {
 		tc.Checkpoints, tc.From = true, c.from
+		name := w.runName(t.Head)
 		tc.Commits = func(out dataflow.TwoPhase, op string, inst int) (any, error) {
+			w.j.twoPhase(name)
 			return c.recoverCommitter(out, op, inst)
 		}
 	}
@@ -338,7 +341,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 		})
 	}
 	if j.coord != nil {
-		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps}
+		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps, gone: w.rt.Retirement(w.runName(n.Id), inst)}
 		if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
 			return err
 		}

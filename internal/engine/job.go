@@ -190,6 +190,19 @@ func (j *Job) Run(ctx context.Context) error {
 		defer cancel(nil)
 		j.watchNetwork(rt, net, cancel)
 	}
+	if c := j.Cfg.LeaveOn; c != nil {
+		rt.AddService("leave-on", func(done <-chan struct{}) error {
+			select {
+			case <-c:
+				if _, err := j.Leave(j.Process(), Rescale{}); err != nil {
+					j.Logger().Warn("weir: this process cannot leave the job; stopping the job instead", "process", j.Process(), "reason", err)
+					j.Stop()
+				}
+			case <-done:
+			}
+			return nil
+		})
+	}
 	if c := j.Cfg.StopOn; c != nil {
 		rt.AddService("stop-on", func(done <-chan struct{}) error {
 			select {
@@ -288,7 +301,11 @@ func (j *Job) finish(err error, net transport.Network) error {
 		j.mu.Unlock()
 	}
 	if net != nil && err == nil {
-		j.summaries.Finish(finishTimeout)
+		wait := finishTimeout
+		if j.leaving() {
+			wait = 0 // the others run on
+		}
+		j.summaries.Finish(wait)
 		if cerr := net.Close(); cerr != nil && !errors.Is(cerr, transport.ErrClosed) {
 			err = cerr
 		}

@@ -28,6 +28,9 @@ type reporter struct {
 	inst   int
 	snaps  []dataflow.SnapEntry
 	source *sourcePos
+	// gone is the instance's retirement: a retiring instance's final
+	// marker still ends its share of the checkpoint due then.
+	gone *runtime.Retirement
 }
 
 // sourcePos is how a source task's position is saved.
@@ -41,6 +44,15 @@ type sourcePos struct {
 const recordsSuffix = "#records"
 
 func (r *reporter) after(m progress.Marker) error {
+	if m.Final && r.gone != nil && r.gone.Retiring(m.Epoch) {
+		// Its process leaves: the instance takes part in the
+		// checkpoints of the epochs before it retires, not later ones.
+		last := m
+		last.Final, last.Epoch = false, min(m.Epoch, progress.Epoch(r.gone.From()-1))
+		if err := r.report(last); err != nil {
+			return err
+		}
+	}
 	if m.Final {
 		// The task is done: its final state goes into every later
 		// checkpoint of this process, which no longer waits for it.
@@ -51,6 +63,12 @@ func (r *reporter) after(m progress.Marker) error {
 		r.c.send(coord.Finish{Task: r.id, State: state, Sources: insts})
 		return nil
 	}
+	return r.report(m)
+}
+
+// report saves the task's share of the checkpoint due at marker m, if
+// one is.
+func (r *reporter) report(m progress.Marker) error {
 	n, ok := coord.Due(r.c.every, r.last, m)
 	if !ok {
 		return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/routing"
 )
 
@@ -34,6 +35,9 @@ type Migration struct {
 	// Moves is the key groups that change owner, summed over the keyed
 	// operators' groups.
 	Moves int
+	// Leave, when a process leaves, is the first epoch it takes no part
+	// in (Last is then at least Leave).
+	Leave uint64
 }
 
 // rescaleState is the job's side of reconfigurations: the ones this
@@ -52,6 +56,8 @@ type rescaleState struct {
 	// pars are the instance counts of the keyed tasks, whose schedules
 	// a rescale changes.
 	pars map[int]bool
+	// leave is what this process knows of processes that leave.
+	leave leaveState
 }
 
 // keyed notes a keyed task of par instances.
@@ -86,6 +92,39 @@ func routingName(par int) string { return "keyed/" + strconv.Itoa(par) }
 func (j *Job) Rescale(r Rescale) (Migration, error) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
+	if r.Instances < 1 {
+		return Migration{}, fmt.Errorf("weir: rescale to %d instances: must be at least 1", r.Instances)
+	}
+	target := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
+		// A group of fewer instances spreads over all of them.
+		t := partition.Contiguous(j.Cfg.KeyGroups, min(r.Instances, par))
+		owner := make([]int, t.Groups())
+		for kg := range owner {
+			owner[kg] = t.Owner(partition.KeyGroup(kg))
+		}
+		return partition.NewTable(from, par, owner)
+	}
+	check := func(scheds map[int]*routing.Schedule) error {
+		most := 0
+		for par := range scheds {
+			most = max(most, par)
+		}
+		if r.Instances > most {
+			return fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, most)
+		}
+		return nil
+	}
+	return j.reconfigure(r, check, target, nil)
+}
+
+// reconfigure plans, for every keyed group, the steps from the table in
+// force at the first epoch far enough ahead to the table target gives,
+// puts them in force here and announces them with what extra adds (it
+// may refuse, and nothing is then added anywhere). It holds
+// j.rescale.mu.
+func (j *Job) reconfigure(r Rescale, check func(map[int]*routing.Schedule) error,
+	target func(par int, old *partition.Table, from uint64) (*partition.Table, error),
+	extra func(first uint64, mg *Migration) ([][]byte, func(), error)) (Migration, error) {
 	j.mu.Lock()
 	rt, running := j.rt, j.statsReady
 	j.mu.Unlock()
@@ -102,29 +141,12 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if len(scheds) == 0 {
 		return Migration{}, errors.New("weir: rescale: the job has no keyed operators")
 	}
-	if r.Instances < 1 {
-		return Migration{}, fmt.Errorf("weir: rescale to %d instances: must be at least 1", r.Instances)
+	if err := check(scheds); err != nil {
+		return Migration{}, err
 	}
-	most := 0
-	for par := range scheds {
-		most = max(most, par)
-	}
-	if r.Instances > most {
-		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, most)
-	}
-	lead := uint64(2)
-	if j.Processes() > 1 {
-		// The summaries carry the announcement, a few times a second.
-		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
-	}
-	e := j.rescale.completed.Load()
-	if j.Cfg.EpochRecords == 0 {
-		e = max(e, uint64(rt.WallEpoch()))
-	}
-	for _, s := range scheds {
-		if last := s.Last().From; last > max(e, s.Reached()) {
-			return Migration{}, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
-		}
+	e, lead, err := j.horizon(rt, scheds)
+	if err != nil {
+		return Migration{}, err
 	}
 	// Plan every group first: a refusal adds nothing anywhere.
 	type planned struct {
@@ -135,18 +157,14 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	var mg Migration
 	var announce [][]byte
 	size := 0
+	first := uint64(0)
 	for par, s := range scheds {
 		from := max(e, s.Reached()) + lead
+		first = max(first, from)
 		old := s.At(from - 1)
-		// A group of fewer instances spreads over all of them.
-		target := partition.Contiguous(j.Cfg.KeyGroups, min(r.Instances, par))
-		owner := make([]int, target.Groups())
-		for kg := range owner {
-			owner[kg] = target.Owner(partition.KeyGroup(kg))
-		}
-		want, err := partition.NewTable(from, par, owner)
+		want, err := target(par, old, from)
 		if err != nil {
-			return Migration{}, err
+			return Migration{}, fmt.Errorf("weir: rescale: %w", err)
 		}
 		steps, err := migrate.Plan(old, want, r.Strategy, migrate.Options{Gap: r.Gap, PerPair: r.PerPair, MaxPerStep: r.MaxPerStep})
 		if err != nil {
@@ -168,6 +186,17 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			mg.Steps = max(mg.Steps, i+1)
 		}
 	}
+	var apply func()
+	if extra != nil {
+		more, a, err := extra(first, &mg)
+		if err != nil {
+			return Migration{}, err
+		}
+		for _, b := range more {
+			size += len(b)
+		}
+		announce, apply = append(announce, more...), a
+	}
 	if size > maxAnnounce {
 		return Migration{}, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
 	}
@@ -178,9 +207,34 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			}
 		}
 	}
+	if apply != nil {
+		apply()
+	}
 	j.rescale.announced, j.rescale.last = announce, mg.Last
 	j.kickSummaries()
 	return mg, nil
+}
+
+// horizon returns the epoch every process has reached at most, as far as
+// this one knows, and how many epochs past it a reconfiguration must
+// start for every process to hear of it first; it refuses while the last
+// reconfiguration is under way.
+func (j *Job) horizon(rt interface{ WallEpoch() progress.Epoch }, scheds map[int]*routing.Schedule) (e, lead uint64, err error) {
+	lead = 2
+	if j.Processes() > 1 {
+		// The summaries carry the announcement, a few times a second.
+		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
+	}
+	e = j.rescale.completed.Load()
+	if j.Cfg.EpochRecords == 0 {
+		e = max(e, uint64(rt.WallEpoch()))
+	}
+	for _, s := range scheds {
+		if last := s.Last().From; last > max(e, s.Reached()) {
+			return 0, 0, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
+		}
+	}
+	return e, lead, nil
 }
 
 // canRescale refuses the jobs whose keyed routing cannot change while
@@ -223,6 +277,9 @@ func (j *Job) heard(from int, recs [][]byte) {
 }
 
 func (j *Job) applyReconfig(rc migrate.Reconfig) error {
+	if ok, err := j.applyLeave(rc.Operator, rc.Table); ok {
+		return err
+	}
 	par, ok := strings.CutPrefix(rc.Operator, "keyed/")
 	p, err := strconv.Atoi(par)
 	if !ok || err != nil || p < 1 {

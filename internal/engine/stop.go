@@ -24,6 +24,13 @@ func StopOn(c <-chan struct{}) dataflow.JobOption {
 	return func(cfg *dataflow.JobConfig) { cfg.StopOn = c }
 }
 
+// LeaveOn makes this process of a distributed job ask to leave it, as
+// Leave does, once c is closed or receives; a process that cannot leave
+// (Leave refuses) stops the job cleanly instead, saying why.
+func LeaveOn(c <-chan struct{}) dataflow.JobOption {
+	return func(cfg *dataflow.JobConfig) { cfg.LeaveOn = c }
+}
+
 // stopper carries out a clean stop: the processes of a job agree on the
 // checkpoint to stop at, over their summaries, and each stops once that
 // checkpoint (or a later one) is complete.

@@ -68,10 +68,17 @@ func (e *sendEx[T]) Flush() error {
 	if len(e.cur.V) == 0 {
 		return nil
 	}
+	// Receivers that retired are passed over.
 	o := e.outlets[e.next]
-	e.next++
-	if e.next == len(e.outlets) {
-		e.next = 0
+	for tries := 0; ; tries++ {
+		o = e.outlets[e.next]
+		e.next++
+		if e.next == len(e.outlets) {
+			e.next = 0
+		}
+		if !o.Retired() || tries == len(e.outlets) {
+			break
+		}
 	}
 	b := e.cur
 	e.cur = e.pool.Get().(*dataflow.Batch[T])

@@ -99,7 +99,8 @@ func (o *RemoteOutlet) send(buf []byte) error {
 
 // Pump feeds one sender's slot of a local inbox with what that sender,
 // in another process, sends on channel ch: it decodes each message and
-// hands it on, and ends after the sender's final marker. m is the pump's
+// hands it on, and ends after the sender's final marker or the
+// marker after which the receiver retires. m is the pump's
 // own meter; the bytes received count as in's (the receiving instance).
 func Pump(w dataflow.Wire, r transport.Receiver, out runtime.Outlet, from string, ch uint32, m *runtime.Meter, in *metrics.Instance) func(done <-chan struct{}) error {
 	p := &pump{w: w, r: r, out: out.From(m), from: from, ch: TraceChannel(ch), m: m, in: in}
@@ -160,7 +161,8 @@ func (p *pump) next() (bool, error) {
 			return false, err
 		}
 		p.m.Flush()
-		return m.Final, nil
+		// The receiver may retire after m: then nothing more comes.
+		return m.Final || p.out.Ends(m), nil
 	}
 	msg, err := p.w.Decode(buf)
 	p.r.Release()

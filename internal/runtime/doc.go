@@ -15,6 +15,11 @@
 // epoch's records. Services (AddService) are the other loops a job needs,
 // such as the pumps that feed inboxes from other processes.
 //
+// A task instance can retire while the job goes on (Retirement: its
+// process leaves the job): its last aligned marker goes on as a final
+// one and it ends; outlets towards it drop the later markers (Until) and
+// refuse records, and round-robin senders pass it over (Outlet.Retired).
+//
 // Every task instance has a Meter: its metrics.Instance counters (records,
 // bytes, busy, idle and backpressured time, read once per batch, marker or
 // wait) and, while the tracer is on, a trace.Recorder of its activities.

@@ -21,6 +21,7 @@ type Inbox struct {
 	ready chan struct{} // a sender sent something; capacity 1
 	ids   []uint64      // sender index -> the channel's trace identity
 	seqs  []uint64      // sender index -> messages taken from it so far
+	gone  *Retirement   // the instance's retirement
 }
 
 // queued returns the number of messages waiting in the inbox.
@@ -52,7 +53,7 @@ func (in *Inbox) Sender(port int) Outlet {
 	id := uint64(in.rt.cfg.Process+1)<<32 | in.rt.channels
 	in.ids = append(in.ids, id)
 	in.seqs = append(in.seqs, 0)
-	return Outlet{in: in, ch: in.chans[s], link: &link{id: id}}
+	return Outlet{in: in, ch: in.chans[s], link: &link{id: id, gone: in.gone, marked: -1}}
 }
 
 // Outlet is one sender's end of an inbox, or of a receiver in another
@@ -71,6 +72,10 @@ type link struct {
 	id   uint64
 	seq  uint64
 	keys *metrics.KeyCounter
+	// gone, if set, is the receiver's retirement; marked is the epoch of
+	// the last marker sent to it (-1 before the first).
+	gone   *Retirement
+	marked int64
 }
 
 // WithKeys returns the outlet with c as the count per key group that
@@ -97,9 +102,9 @@ func (o Outlet) Keys() *metrics.KeyCounter {
 // From returns the outlet as worker m's: the records it sends count as
 // m's output, its waits for space as m's backpressure.
 func (o Outlet) From(m *Meter) Outlet {
-	l := &link{m: m}
+	l := &link{m: m, marked: -1}
 	if o.link != nil {
-		l.id = o.link.id
+		l.id, l.gone, l.marked = o.link.id, o.link.gone, o.link.marked
 	}
 	o.link = l
 	return o
@@ -119,6 +124,9 @@ func RemoteOutlet(r Remote) Outlet { return Outlet{remote: r} }
 // Send hands a batch to the receiver, blocking while this sender's channel
 // is full. It fails only when the runtime is stopping.
 func (o Outlet) Send(batch any) error {
+	if err := o.link.checkSend(); err != nil {
+		return err
+	}
 	if o.link != nil && o.link.m != nil {
 		o.link.m.M.AddOut(Records(batch))
 	}
@@ -130,6 +138,9 @@ func (o Outlet) Send(batch any) error {
 
 // Mark ends an epoch on this channel.
 func (o Outlet) Mark(m progress.Marker) error {
+	if o.link.dropMark(m) {
+		return nil
+	}
 	if o.remote != nil {
 		return o.remote.Mark(m)
 	}

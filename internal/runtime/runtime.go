@@ -124,6 +124,8 @@ type Runtime struct {
 	records  atomic.Int64
 	meters   map[meterKey]*Meter
 	channels uint64 // local channels made
+	retireMu sync.Mutex
+	retire   map[meterKey]*Retirement
 }
 
 type sourceSpec struct {
@@ -132,6 +134,7 @@ type sourceSpec struct {
 	task     SourceTask
 	terminal int // index in the tracker, or -1
 	meter    *Meter
+	gone     *Retirement
 }
 
 type serviceSpec struct {
@@ -176,13 +179,15 @@ func (r *Runtime) Records() int64 { return r.records.Load() }
 // NewInbox makes the inbox of one task instance, holding up to depth
 // messages.
 func (r *Runtime) NewInbox(name string, instance, depth int) *Inbox {
-	return &Inbox{rt: r, name: fmt.Sprintf("%s#%d", name, instance), depth: depth, ready: make(chan struct{}, 1)}
+	return &Inbox{rt: r, name: fmt.Sprintf("%s#%d", name, instance), depth: depth, ready: make(chan struct{}, 1),
+		gone: r.Retirement(name, instance)}
 }
 
 // AddSource registers a source instance. A terminal source is one whose
 // fused chain ends in sinks only, with no downstream task.
 func (r *Runtime) AddSource(name string, instance int, t SourceTask, terminal bool) {
-	s := &sourceSpec{name: name, instance: instance, task: t, terminal: -1, meter: r.Meter(name, instance)}
+	s := &sourceSpec{name: name, instance: instance, task: t, terminal: -1, meter: r.Meter(name, instance),
+		gone: r.Retirement(name, instance)}
 	s.meter.M.Source = true
 	if terminal {
 		s.terminal = r.tracker.add()
@@ -247,7 +252,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 					r.fail(fmt.Errorf("%s#%d: panic: %v\n%s", name, instance, p, stack))
 				}
 			}()
-			if err := f(); err != nil && !errors.Is(err, errStopped) {
+			if err := f(); err != nil && !errors.Is(err, errStopped) && !errors.Is(err, errRetired) {
 				r.fail(fmt.Errorf("%s#%d: %w", name, instance, err))
 			}
 		}()

@@ -53,6 +53,10 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 		if final {
 			mk.Watermark = progress.MaxWatermark
 		}
+		// A retiring source ends without a watermark of its own: the
+		// records it did not read are others' to read now.
+		retire := !final && s.gone.ends(last)
+		mk.Final = mk.Final || retire
 		if err := step(m, trace.Alignment, func() error { return s.task.Mark(mk) }); err != nil {
 			return err
 		}
@@ -64,6 +68,9 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 		}
 		epoch = last + 1
 		count = 0
+		if retire {
+			return errRetired
+		}
 		return nil
 	}
 	for {
@@ -137,6 +144,11 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		if !ok {
 			return nil
 		}
+		// A retiring instance's last marker is final: receivers stop
+		// waiting for it. It keeps the aligned watermark, so its own
+		// operators fire nothing early.
+		retire := !out.Final && in.gone.ends(out.Epoch)
+		out.Final = out.Final || retire
 		if err := t.task.Mark(out); err != nil {
 			return err
 		}
@@ -145,6 +157,9 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		r.instanceEpoch()
 		if t.terminal >= 0 {
 			r.tracker.complete(t.terminal, out)
+		}
+		if retire {
+			return errRetired
 		}
 		return nil
 	}

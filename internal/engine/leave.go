@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"github.com/weirstream/weir/internal/checkpoint"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/weirstream/weir/internal/migrate"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/routing"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// A process leaves a running job in three moves, planned at once and
+// announced together: its keyed instances hand their key groups over to
+// instances of the processes that stay (only theirs move: migrate.Evict),
+// in steps of the rescale's strategy; then, from the epoch after the last
+// step, every task instance of the process retires (runtime.Retirement):
+// it ends after the epoch before with a final marker, its senders elsewhere
+// drop what they would send it later, and once all have ended the process
+// sends its final summary, closes its end of the mesh in order and its Run
+// returns nil. The others go on; a peer that closed in order is not lost.
+
+// leavePrefix names the announcement that a process leaves: a Reconfig
+// named leave/<process> whose table (one key group on one instance)
+// carries nothing but the epoch from which the process takes no part.
+const leavePrefix = "leave/"
+
+// taskPar is one task of the plan as the runtime names it, and its
+// instance count.
+type taskPar struct {
+	name   string
+	par    int
+	source bool
+}
+
+// leaveState is what this process knows of leaving processes.
+type leaveState struct {
+	tasks []taskPar
+	pl    placement
+	rt    *runtime.Runtime
+	// from holds, per process that leaves, the first epoch it takes no
+	// part in.
+	from map[int]uint64
+	// twoPhase names the tasks with exactly-once (two-phase) outputs
+	// that this process runs instances of.
+	twoPhase map[string]bool
+}
+
+// twoPhase notes that task name writes a two-phase output.
+func (j *Job) twoPhase(name string) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	if j.rescale.leave.twoPhase == nil {
+		j.rescale.leave.twoPhase = map[string]bool{}
+	}
+	j.rescale.leave.twoPhase[name] = true
+}
+
+// noteTasks records the tasks and where they run, for retiring them.
+func (j *Job) noteTasks(p *plan.Physical, heads []string, pl placement, rt *runtime.Runtime) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	l := &j.rescale.leave
+	l.pl, l.rt, l.tasks = pl, rt, nil
+	for ti, t := range p.Tasks {
+		l.tasks = append(l.tasks, taskPar{name: heads[ti], par: t.Parallelism, source: j.Nodes[t.Head].Kind == plan.Source})
+	}
+}
+
+// Leave asks process p to leave the running job: its key groups move to
+// the instances of the other processes in steps by r's strategy, then
+// every instance of p ends and p's Run returns nil. r.Instances is not
+// used.
+func (j *Job) Leave(p int, r Rescale) (Migration, error) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	l := &j.rescale.leave
+	n := j.Processes()
+	switch {
+	case n < 2:
+		return Migration{}, errors.New("weir: leave: the job runs in one process, which cannot leave it")
+	case p < 0 || p >= n:
+		return Migration{}, fmt.Errorf("weir: leave: there is no process %d; the job has processes 0 to %d", p, n-1)
+	case p == 0:
+		return Migration{}, errors.New("weir: leave: process 0 runs the job's single-instance operators and cannot leave; ask another process to")
+	case l.from[p] > 0:
+		return Migration{}, fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
+	case len(l.from)+1 >= n:
+		return Migration{}, errors.New("weir: leave: every other process leaves already; one must stay")
+	}
+	for _, t := range l.tasks {
+		for inst := range t.par {
+			switch {
+			case l.pl.proc(inst, t.par) != p:
+			case t.source:
+				return Migration{}, fmt.Errorf("weir: leave: process %d reads source %s (instance %d), whose share cannot move to another process yet", p, t.name, inst)
+			case l.twoPhase[t.name]:
+				return Migration{}, fmt.Errorf("weir: leave: process %d writes exactly-once output in %s (instance %d), which it could not commit once it has left", p, t.name, inst)
+			}
+		}
+	}
+	gone := func(par int) func(int) bool {
+		return func(inst int) bool { return l.pl.proc(inst, par) == p || l.from[l.pl.proc(inst, par)] > 0 }
+	}
+	target := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
+		return migrate.Evict(old, gone(par), from)
+	}
+	extra := func(first uint64, mg *Migration) ([][]byte, func(), error) {
+		at := first
+		if mg.Steps > 0 {
+			// The last step is handed over at the marker before it;
+			// the instances retire at the marker after.
+			at = max(at, mg.Last+1)
+		}
+		t, err := partition.NewTable(at, 1, []int{0})
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := migrate.Encode(migrate.Reconfig{Operator: leavePrefix + strconv.Itoa(p), Table: t})
+		if err != nil {
+			return nil, nil, err
+		}
+		mg.Leave = at
+		mg.Last = max(mg.Last, at)
+		if err := j.canRetire(at); err != nil {
+			return nil, nil, err
+		}
+		return [][]byte{b}, func() { j.retire(p, at) }, nil
+	}
+	return j.reconfigure(r, func(map[int]*routing.Schedule) error { return nil }, target, extra)
+}
+
+// canRetire refuses a retirement from epoch at that a task of this
+// process may have reached already: a source ends an epoch only once the
+// clock has passed it.
+func (j *Job) canRetire(at uint64) error {
+	if rt := j.rescale.leave.rt; rt != nil && uint64(rt.WallEpoch())+1 >= at {
+		return fmt.Errorf("epoch %d, from which a process leaves, has begun here already (the clock is at epoch %d): %w",
+			at, rt.WallEpoch(), routing.ErrTooLate)
+	}
+	return nil
+}
+
+// retire makes every instance of process p retire from epoch at, here.
+// It holds j.rescale.mu.
+func (j *Job) retire(p int, at uint64) {
+	l := &j.rescale.leave
+	if l.from == nil {
+		l.from = map[int]uint64{}
+	}
+	l.from[p] = at
+	j.mu.Lock()
+	h := j.handovers
+	j.mu.Unlock()
+	if h != nil {
+		// No plan gives p key groups from now on.
+		h.closeTo(p)
+	}
+	if j.coord != nil {
+		j.coord.left(p, at)
+	}
+	for _, t := range l.tasks {
+		for inst := range t.par {
+			if l.pl.proc(inst, t.par) == p {
+				l.rt.Retirement(t.name, inst).Set(at)
+			}
+		}
+	}
+}
+
+// applyLeave puts in force a peer's announcement that process p leaves.
+func (j *Job) applyLeave(op string, t *partition.Table) (bool, error) {
+	ps, ok := strings.CutPrefix(op, leavePrefix)
+	if !ok {
+		return false, nil
+	}
+	p, err := strconv.Atoi(ps)
+	if err != nil || p < 0 || p >= j.Processes() {
+		return true, fmt.Errorf("a leave of an unknown process %q", ps)
+	}
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	if at := j.rescale.leave.from[p]; at == t.From {
+		return true, nil // heard already
+	} else if at > 0 {
+		return true, fmt.Errorf("process %d leaves from epoch %d, and from %d", p, at, t.From)
+	}
+	if err := j.canRetire(t.From); err != nil {
+		return true, err
+	}
+	j.retire(p, t.From)
+	return true, nil
+}
+
+// leaving says whether this process leaves the job.
+func (j *Job) leaving() bool {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	return j.rescale.leave.from[j.Process()] > 0
+}
+
+// left records that process p takes no part in the checkpoints from
+// epoch at on.
+func (c *coordinator) left(p int, at uint64) {
+	c.leftMu.Lock()
+	defer c.leftMu.Unlock()
+	if c.gone == nil {
+		c.gone = map[int]uint64{}
+	}
+	c.gone[p] = at
+}
+
+// writeLeft writes, on process 0, the parts of the processes that have
+// left the job for the checkpoint of part: empty, since they hold
+// nothing from the epoch they left on (their key groups moved, their
+// instances ended), so that the checkpoint completes with the parts of
+// the processes that stay.
+func (c *coordinator) writeLeft(part checkpoint.Part) error {
+	if c.self != 0 {
+		return nil
+	}
+	c.leftMu.Lock()
+	var gone []int
+	for p, at := range c.gone {
+		if at <= part.Checkpoint {
+			gone = append(gone, p)
+		}
+	}
+	c.leftMu.Unlock()
+	slices.Sort(gone)
+	for _, p := range gone {
+		empty := checkpoint.Part{Checkpoint: part.Checkpoint, Epoch: part.Epoch, Process: p, Processes: part.Processes, Meta: part.Meta}
+		if err := c.writePart(empty); err != nil {
+			return fmt.Errorf("weir: the part of process %d, which left the job, of checkpoint %d: %w", p, part.Checkpoint, err)
+		}
+	}
+	return nil
+}

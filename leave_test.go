@@ -1,0 +1,201 @@
+package weir_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// leaveRun is one run of a job of several processes over NewLocal.
+type leaveRun struct {
+	jobs  []*weir.Job
+	outs  []*weir.Collect[rsOut]
+	errs  []error
+	ended []time.Time
+	done  []chan struct{} // closed as each process's Run returns
+	wg    sync.WaitGroup
+}
+
+// startLeave starts procs processes of the rescaleOps job over in, each
+// with opts and mid (see rescaleOpsAt; mid runs on process 0).
+func startLeave(ctx context.Context, in []rec, procs int, opts []weir.JobOption, mid func(weir.Stream[rec]) weir.Stream[rec]) *leaveRun {
+	nets := transport.NewLocal(procs)
+	r := &leaveRun{jobs: make([]*weir.Job, procs), outs: make([]*weir.Collect[rsOut], procs), errs: make([]error, procs),
+		ended: make([]time.Time, procs), done: make([]chan struct{}, procs)}
+	for i := range procs {
+		r.done[i] = make(chan struct{})
+		o := append([]weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.WithNetwork(nets[i])}, opts...)
+		r.jobs[i] = weir.NewJob("leave", o...)
+		r.outs[i] = rescaleOpsAt(r.jobs[i], in, 2500, mid)
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.errs[i] = r.jobs[i].Run(ctx)
+			r.ended[i] = time.Now()
+			close(r.done[i])
+		}()
+	}
+	return r
+}
+
+// await waits until process 0 has read n records.
+func (r *leaveRun) await(ctx context.Context, n int64) {
+	for r.jobs[0].Metrics().Records < n && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A process of a running job leaves it: its key groups move to the
+// processes that stay, its instances end, its Run returns nil before the
+// others', and every keyed operator still gives the plain computation's
+// results. Asked of the leaving process or of another one, in a job of
+// two and of three processes, under every strategy, with and without
+// checkpoints (which then complete after the leave, without the leaving
+// process's part).
+func TestLeaveProcess(t *testing.T) {
+	in := rescaleInput(8000)
+	want := withoutTTL(rescaleModel(in))
+	for _, c := range []struct {
+		procs, leave, ask int
+		strat             weir.RescaleStrategy
+		ckpt              bool
+	}{{2, 1, 1, weir.Batched, false}, {2, 1, 0, weir.Fluid, false}, {3, 2, 0, weir.AllAtOnce, false},
+		{3, 1, 2, weir.Batched, false}, {2, 1, 0, weir.Batched, true}, {3, 1, 1, weir.Fluid, true}} {
+		t.Run(fmt.Sprintf("%d-processes/leave-%d/asked-of-%d/%v/checkpoints-%v", c.procs, c.leave, c.ask, c.strat, c.ckpt), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var opts []weir.JobOption
+			dir := t.TempDir()
+			if c.ckpt {
+				opts = append(opts, weir.Checkpoints(dir, 3, 3))
+			}
+			r := startLeave(ctx, in, c.procs, opts, nil)
+			r.await(ctx, 1000)
+			m, err := r.jobs[c.ask].Leave(c.leave, weir.WithStrategy(c.strat))
+			if err != nil {
+				t.Fatalf("Leave(%d) of process %d: %v", c.leave, c.ask, err)
+			}
+			if m.Leave == 0 || m.Moves == 0 {
+				t.Errorf("the leave moves %d key groups, from epoch %d", m.Moves, m.Leave)
+			}
+			r.wg.Wait()
+			for i, err := range r.errs {
+				if err != nil {
+					t.Fatalf("process %d: %v", i, err)
+				}
+			}
+			t.Logf("the leaving process ended %v before process 0", r.ended[0].Sub(r.ended[c.leave]))
+			if !r.ended[c.leave].Before(r.ended[0]) {
+				t.Errorf("the leaving process ended at %v, not before process 0 (%v)", r.ended[c.leave], r.ended[0])
+			}
+			if _, kgs := r.jobs[c.leave].MovedBytes(); kgs == 0 {
+				t.Errorf("process %d left without handing a key group over", c.leave)
+			}
+			if late := r.jobs[0].Metrics().Late; late != 0 {
+				t.Errorf("%d late records", late)
+			}
+			if n := newestCheckpoint(dir); c.ckpt && n < m.Leave {
+				t.Errorf("the newest complete checkpoint is %d; none completed after the leave at epoch %d", n, m.Leave)
+			}
+			checkOps(t, r.outs[0].Records(), want)
+		})
+	}
+}
+
+// A job whose process left it crashes after a checkpoint taken without
+// that process completed; all its processes restart from it (the one that
+// left too, which then owns nothing), and every result is exact.
+func TestLeaveThenCrash(t *testing.T) {
+	in := rescaleInput(16000)
+	want := withoutTTL(rescaleModel(in))
+	dir := t.TempDir()
+	opts := []weir.JobOption{weir.Checkpoints(dir, 2, 3)}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var crash atomic.Bool
+	first := startLeave(ctx, in, 3, opts, crashOn(&crash))
+	first.await(ctx, 1000)
+	m, err := first.jobs[0].Leave(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for newestCheckpoint(dir) < m.Leave+2 && ctx.Err() == nil && first.jobs[0].Metrics().Records < int64(len(in)) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if n := newestCheckpoint(dir); n < m.Leave {
+		t.Fatalf("no checkpoint completed after the leave at epoch %d (newest %d) before the input ended", m.Leave, n)
+	}
+	<-first.done[1] // it has left
+	crash.Store(true)
+	first.wg.Wait()
+	if first.errs[1] != nil {
+		t.Errorf("the process that left: %v", first.errs[1])
+	}
+	if err := first.errs[0]; err == nil || !strings.Contains(err.Error(), "crash") {
+		t.Fatalf("process 0: %v; want the crash", err)
+	}
+	began := time.Now()
+	second := startLeave(ctx, in, 3, opts, crashOn(new(atomic.Bool)))
+	second.wg.Wait()
+	t.Logf("the second run took %v", time.Since(began))
+	for i, err := range second.errs {
+		if err != nil {
+			t.Fatalf("second run, process %d: %v", i, err)
+		}
+	}
+	if second.jobs[0].Metrics().RestoredFrom < m.Leave {
+		t.Errorf("the second run restored checkpoint %d, from before the leave at epoch %d", second.jobs[0].Metrics().RestoredFrom, m.Leave)
+	}
+	checkOps(t, second.outs[0].Records(), want)
+}
+
+// Leave refuses what it cannot carry out, saying why, and the job runs on
+// to the same results.
+func TestLeaveRefused(t *testing.T) {
+	in := rescaleInput(3000)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nets := transport.NewLocal(2)
+	r := &leaveRun{jobs: make([]*weir.Job, 2), outs: make([]*weir.Collect[rsOut], 2), errs: make([]error, 2)}
+	for i := range 2 {
+		r.jobs[i] = weir.NewJob("leave-refused", weir.Workers(2), weir.BatchInterval(20*time.Millisecond), weir.WithNetwork(nets[i]))
+		r.outs[i] = rescaleOpsAt(r.jobs[i], in, 2000, nil)
+		// A second source, read on every instance, process 1's too.
+		weir.Sink(weir.Source(r.jobs[i], "everywhere", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 2000)), &weir.Collect[rec]{})
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.errs[i] = r.jobs[i].Run(ctx)
+		}()
+	}
+	r.await(ctx, 500)
+	for _, c := range []struct {
+		p    int
+		want string
+	}{{2, "there is no process 2"}, {-1, "there is no process -1"}, {0, "process 0 runs"}, {1, "reads source everywhere"}} {
+		if _, err := r.jobs[1].Leave(c.p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Leave(%d) = %v; want an error saying %q", c.p, err, c.want)
+		}
+	}
+	r.wg.Wait()
+	for i, err := range r.errs {
+		if err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+	}
+	checkOps(t, r.outs[0].Records(), withoutTTL(rescaleModel(in)))
+
+	one := weir.NewJob("leave-alone")
+	weir.Sink(weir.Source(one, "src", weir.SliceSource[rec]{Records: in}), &weir.Collect[rec]{})
+	if _, err := one.Leave(1); err == nil {
+		t.Error("Leave on a job that does not run was not refused")
+	}
+}
