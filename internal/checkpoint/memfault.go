@@ -24,10 +24,11 @@ const (
 	OpReadDir            // FS.ReadDir
 	OpSyncDir            // FS.SyncDir
 	OpMkdir              // FS.MkdirAll
+	OpReadRange          // FS.ReadRange
 	numOps
 )
 
-var opNames = [numOps]string{"create", "write", "sync", "close", "rename", "remove", "readfile", "readdir", "syncdir", "mkdir"}
+var opNames = [numOps]string{"create", "write", "sync", "close", "rename", "remove", "readfile", "readdir", "syncdir", "mkdir", "readrange"}
 
 func (o Op) String() string {
 	if o < 0 || o >= numOps {
