@@ -14,17 +14,17 @@ type Op int
 
 // The operations of Mem that faults can be injected into.
 const (
-	OpCreate   Op = iota // FS.CreateTemp
-	OpWrite              // File.Write
-	OpSync               // File.Sync
-	OpClose              // File.Close
-	OpRename             // FS.Rename
-	OpRemove             // FS.Remove and FS.RemoveAll
-	OpReadFile           // FS.ReadFile
-	OpReadDir            // FS.ReadDir
-	OpSyncDir            // FS.SyncDir
-	OpMkdir              // FS.MkdirAll
-	OpReadRange          // FS.ReadRange
+	OpCreate    Op = iota // FS.CreateTemp
+	OpWrite               // File.Write
+	OpSync                // File.Sync
+	OpClose               // File.Close
+	OpRename              // FS.Rename
+	OpRemove              // FS.Remove and FS.RemoveAll
+	OpReadFile            // FS.ReadFile
+	OpReadDir             // FS.ReadDir
+	OpSyncDir             // FS.SyncDir
+	OpMkdir               // FS.MkdirAll
+	OpReadRange           // FS.ReadRange
 	numOps
 )
 
