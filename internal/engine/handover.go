@@ -33,6 +33,7 @@ type handovers struct {
 	moved atomic.Int64 // bytes of state this process handed over
 	keys  atomic.Int64 // key groups this process handed over
 	live  atomic.Int64 // keyed instances of this process not yet ended
+	reuse reuse        // checkpoint reuse (reuse.go)
 }
 
 func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *handovers {
@@ -102,7 +103,7 @@ func (h *handovers) close() error {
 }
 
 // send delivers a parcel to instance k.to, here or on its process.
-func (h *handovers) send(k parcelKey, blobs []checkpoint.StateBlob) error {
+func (h *handovers) send(k parcelKey, blobs []parcelBlob) error {
 	var n int64
 	for _, b := range blobs {
 		n += int64(len(b.Data))
@@ -138,6 +139,7 @@ type handover struct {
 }
 
 func (x *handover) after(m progress.Marker) error {
+	prev := x.epoch
 	x.epoch = uint64(m.Epoch)
 	if m.Final {
 		return x.h.ended()
@@ -175,8 +177,12 @@ func (x *handover) after(m progress.Marker) error {
 				return err
 			}
 		}
-		by := map[int][]checkpoint.StateBlob{}
-		for _, b := range blobs {
+		parcels, err := x.deltas(blobs, prev)
+		if err != nil {
+			return err
+		}
+		by := map[int][]parcelBlob{}
+		for _, b := range parcels {
 			to := next.Owner(partition.KeyGroup(b.KeyGroup))
 			by[to] = append(by[to], b)
 		}
@@ -196,8 +202,12 @@ func (x *handover) after(m progress.Marker) error {
 			// The job stops: end here, without the key groups' state.
 			return fmt.Errorf("weir: %s#%d: stopped while taking key groups from instance %d", x.task, x.inst, from)
 		}
+		whole, err := x.merged(from, blobs)
+		if err != nil {
+			return err
+		}
 		byOp := map[string][][]byte{}
-		for _, b := range blobs {
+		for _, b := range whole {
 			byOp[b.Operator] = append(byOp[b.Operator], b.Data)
 		}
 		for _, s := range x.movers {
