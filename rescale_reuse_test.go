@@ -188,5 +188,3 @@ func bagOf(m map[string]int) []string {
 	}
 	return out
 }
-
-
