@@ -5,6 +5,10 @@
 // state, ckptservice.go runs internal/coord's state machine as a runtime
 // service, coordinator.go holds what was restored and the two-phase
 // outputs) and owns the checkpoint directory, exchanges summaries,
-// and stops the job cleanly. Job is what the root package's NewJob
-// returns.
+// rescales a running job (rescale.go plans and announces; handover.go
+// moves key groups' state between instances at epoch boundaries, post.go
+// carries it within and between processes, and reuse.go sends a key
+// group as a delta on its blob in the newest complete checkpoint when
+// that is smaller, merging it back on arrival), and stops the job
+// cleanly. Job is what the root package's NewJob returns.
 package engine
