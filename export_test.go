@@ -18,7 +18,7 @@ func WithClock(f func() time.Time) JobOption {
 
 // AlwaysDeltas makes the job's rescales hand a key group over as a delta
 // on the latest complete checkpoint whenever it holds the key group's
-// blob, also when the delta is not smaller.
+// blob, also when the delta is not smaller or stays in the process.
 func AlwaysDeltas() JobOption {
 	return func(c *dataflow.JobConfig) { c.AlwaysDeltas = true }
 }

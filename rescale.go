@@ -36,12 +36,13 @@ func ActiveInstances(n int) JobOption { return dataflow.ActiveInstances(n) }
 // WithoutCheckpointReuse makes the rescales of a job with checkpoints hand
 // every key group's state over whole. By default (Madsen and Zhou's
 // checkpoint reuse) a key group whose blob the latest complete checkpoint
-// holds leaves its old owner as a delta on that blob (the keys new or
-// changed since, and those gone) when that is smaller, and its new owner
-// reads the blob from the checkpoint directory, which the processes
-// share. Give it to every process of a job: each decides for the key
-// groups it hands over. Job.WholeBytes and Job.MovedBytes compare the
-// two.
+// holds leaves its old owner for a new owner in another process as a
+// delta on that blob (the keys new or changed since, and those gone) when
+// that is smaller, and the new owner reads the blob from the checkpoint
+// directory, which the processes share. Within a process key groups are
+// handed over in memory, whole: a delta would save no transfer there.
+// Give it to every process of a job: each decides for the key groups it
+// hands over. Job.WholeBytes and Job.MovedBytes compare the two.
 func WithoutCheckpointReuse() JobOption { return dataflow.WithoutCheckpointReuse() }
 
 // RescaleOption configures a rescale.

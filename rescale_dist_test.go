@@ -47,26 +47,44 @@ func TestRescaleProcesses(t *testing.T) {
 // returns the processes and process 0's outputs once the job ended.
 func rescaleTwoProcesses(t *testing.T, in []rec, from, to, ask int, opts []weir.JobOption, ropts ...weir.RescaleOption) ([]*weir.Job, []rsOut) {
 	t.Helper()
-	opts = append([]weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(from)}, opts...)
+	outs := make([]*weir.Collect[rsOut], 2)
+	// 2500 records a second: the rescale takes force 1.5 s after it is
+	// asked, well before the input ends.
+	jobs := twoProcesses(t, append([]weir.JobOption{weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(from)}, opts...),
+		func(i int, j *weir.Job) { outs[i] = rescaleOpsAt(j, in, 2500, nil) },
+		func(jobs []*weir.Job) bool { return jobs[0].Metrics().Records >= 1000 }, ask, to, ropts...)
+	if n := len(outs[1].Records()); n != 0 {
+		t.Errorf("process 1's sink got %d records; sinks run on process 0", n)
+	}
+	if late := jobs[0].Metrics().Late; late != 0 {
+		t.Errorf("%d late records", late)
+	}
+	return jobs, outs[0].Records()
+}
+
+// twoProcesses runs a job of two processes of two workers each, with
+// opts, whose operators build adds to process i's job, asks process ask
+// to rescale it to instances to with ropts once ready says so, and
+// returns the processes once the job ended.
+func twoProcesses(t *testing.T, opts []weir.JobOption, build func(i int, j *weir.Job), ready func([]*weir.Job) bool, ask, to int, ropts ...weir.RescaleOption) []*weir.Job {
+	t.Helper()
+	opts = append([]weir.JobOption{weir.Workers(2)}, opts...)
 	nets := transport.NewLocal(2)
 	jobs := make([]*weir.Job, 2)
-	outs := make([]*weir.Collect[rsOut], 2)
 	errs := make([]error, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
 	for i := range jobs {
 		jobs[i] = weir.NewJob("rescale-procs", append(slices.Clone(opts), weir.WithNetwork(nets[i]))...)
-		// 2500 records a second: the rescale takes force 1.5 s after it
-		// is asked, well before the input ends.
-		outs[i] = rescaleOpsAt(jobs[i], in, 2500, nil)
+		build(i, jobs[i])
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			errs[i] = jobs[i].Run(ctx)
 		}()
 	}
-	for jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
+	for !ready(jobs) && ctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
 	}
 	m, err := jobs[ask].Rescale(to, ropts...)
@@ -81,11 +99,5 @@ func rescaleTwoProcesses(t *testing.T, in []rec, from, to, ask int, opts []weir.
 			t.Fatalf("process %d: %v", i, err)
 		}
 	}
-	if n := len(outs[1].Records()); n != 0 {
-		t.Errorf("process 1's sink got %d records; sinks run on process 0", n)
-	}
-	if late := jobs[0].Metrics().Late; late != 0 {
-		t.Errorf("%d late records", late)
-	}
-	return jobs, outs[0].Records()
+	return jobs
 }

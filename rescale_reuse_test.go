@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/pebblestate"
@@ -56,7 +57,7 @@ func TestRescaleReuseEveryKeyedOperator(t *testing.T) {
 		from, to int
 	}{
 		{1, false, weir.Batched, 2, 4}, {3, false, weir.AllAtOnce, 4, 1}, {1, false, weir.Fluid, 4, 2},
-		{1, true, weir.Batched, 2, 4}, {3, true, weir.AllAtOnce, 4, 2},
+		{2, true, weir.Batched, 2, 4}, {3, true, weir.AllAtOnce, 4, 2},
 	} {
 		name := fmt.Sprintf("every-%d/%v/%d-%d", c.every, c.strat, c.from, c.to)
 		if c.pebble {
@@ -67,7 +68,7 @@ func TestRescaleReuseEveryKeyedOperator(t *testing.T) {
 			d := t.TempDir()
 			var epoch atomic.Uint64
 			opts := []weir.JobOption{weir.Workers(4), weir.EpochRecords(100), weir.ActiveInstances(c.from),
-				weir.Checkpoints(d, c.every, 8), weir.AlwaysDeltas(), weir.OnEpoch(func(s weir.EpochStats) { epoch.Store(s.Epoch) })}
+				weir.Checkpoints(d, c.every, 12), weir.AlwaysDeltas(), weir.OnEpoch(func(s weir.EpochStats) { epoch.Store(s.Epoch) })}
 			if c.pebble {
 				opts = append(opts, pebblestate.Dir(t.TempDir()))
 			}
@@ -124,55 +125,73 @@ func coldInput(cold, hot int) []rec {
 	return in
 }
 
+// coldJob counts in's records per key ("key=count" for each), read at
+// 4000 records a second.
+func coldJob(j *weir.Job, in []rec) *weir.Collect[string] {
+	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 4000), weir.Parallelism(1))
+	counts := weir.Process(weir.KeyBy(s, recKey), func(k string, n *int, r rec, out []string) []string {
+		*n++
+		return append(out, fmt.Sprintf("%s=%d", k, *n))
+	}, weir.Name("count"))
+	got := &weir.Collect[string]{}
+	weir.Sink(counts, got, weir.Name("out"))
+	return got
+}
+
 // With mostly cold state (5000 keys written once, then 10 keys written
 // over and over) the key groups that move since a checkpoint taken after
-// the cold keys were written have changed in a few keys at most: their
-// deltas are a small part of their state, and the bytes moved far below
-// the whole. Without reuse they move whole.
+// the cold keys were written have changed in a few keys at most. Over two
+// processes, growing from process 0's two instances to four, the 64 key
+// groups that go to process 1 go as deltas, a small part of their state,
+// and the 32 that stay in process 0 go whole (in memory, a delta saves
+// nothing): a third of the whole at most is moved. Without reuse
+// everything goes whole, and so in one process with reuse.
 func TestRescaleReuseColdState(t *testing.T) {
-	in := coldInput(5000, 5000)
+	in := coldInput(5000, 12000)
 	want := map[string]int{}
 	n := map[string]int{}
 	for _, r := range in {
 		n[r.Key]++
 		want[fmt.Sprintf("%s=%d", r.Key, n[r.Key])]++
 	}
-	for _, reuse := range []bool{true, false} {
-		t.Run(fmt.Sprintf("reuse-%v", reuse), func(t *testing.T) {
+	for _, c := range []struct {
+		procs int
+		reuse bool
+	}{{2, true}, {2, false}, {1, true}} {
+		t.Run(fmt.Sprintf("processes-%d/reuse-%v", c.procs, c.reuse), func(t *testing.T) {
 			t.Parallel()
 			d := t.TempDir()
-			var epoch atomic.Uint64
-			opts := []weir.JobOption{weir.Workers(4), weir.EpochRecords(100), weir.ActiveInstances(2),
-				weir.Checkpoints(d, 5, 8), weir.OnEpoch(func(s weir.EpochStats) { epoch.Store(s.Epoch) })}
-			if !reuse {
+			// Epochs of 50 ms: the rescale, asked once the cold keys are
+			// read, takes force 1.5 s later, when a checkpoint after them
+			// is complete.
+			opts := []weir.JobOption{weir.BatchInterval(50 * time.Millisecond), weir.ActiveInstances(2), weir.Checkpoints(d, 2, 8)}
+			if !c.reuse {
 				opts = append(opts, weir.WithoutCheckpointReuse())
 			}
-			j := weir.NewJob("rescale-cold", opts...)
-			s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 4000), weir.Parallelism(1))
-			counts := weir.Process(weir.KeyBy(s, recKey), func(k string, n *int, r rec, out []string) []string {
-				*n++
-				return append(out, fmt.Sprintf("%s=%d", k, *n))
-			}, weir.Name("count"))
-			got := &weir.Collect[string]{}
-			weir.Sink(counts, got, weir.Name("out"))
-			// A checkpoint after epoch 55 was taken once every cold key
-			// had been counted (50 epochs of 100 records).
-			ready := afterCheckpoint(j, d, &epoch, 6000, 5)
-			rescaleWhen(t, j, "a checkpoint after the cold keys", func() bool { return newestCheckpoint(d) >= 55 && ready() },
-				4, weir.WithStrategy(weir.AllAtOnce))
-			checkBag(t, got.Records(), bagOf(want))
-			moved, kgs := j.MovedBytes()
-			whole := j.WholeBytes()
-			t.Logf("%d key groups: moved %d bytes, %d whole; deltas %v", kgs, moved, whole, weir.DeltasSent(j))
+			cold := func(jobs []*weir.Job) bool { return jobs[0].Metrics().Records >= 5400 }
+			var giver *weir.Job
+			var got []string
+			if c.procs == 2 {
+				outs := make([]*weir.Collect[string], 2)
+				giver = twoProcesses(t, opts, func(i int, j *weir.Job) { outs[i] = coldJob(j, in) }, cold, 0, 4, weir.WithStrategy(weir.AllAtOnce))[0]
+				got = outs[0].Records()
+			} else {
+				giver = weir.NewJob("rescale-cold", append(opts, weir.Workers(4))...)
+				out := coldJob(giver, in)
+				rescaleWhen(t, giver, "reading the cold keys", func() bool { return cold([]*weir.Job{giver}) }, 4, weir.WithStrategy(weir.AllAtOnce))
+				got = out.Records()
+			}
+			checkBag(t, got, bagOf(want))
+			moved, kgs := giver.MovedBytes()
+			whole, deltas := giver.WholeBytes(), weir.DeltasSent(giver)
+			t.Logf("%d key groups: moved %d bytes, %d whole; deltas %v", kgs, moved, whole, deltas)
 			switch {
-			case kgs == 0 || whole == 0:
-				t.Fatalf("%d key groups of %d bytes moved", kgs, whole)
-			case reuse && moved >= whole/2:
-				t.Errorf("moved %d bytes of %d whole: the deltas of cold state are not small", moved, whole)
-			case reuse && weir.DeltasSent(j)["count"] == 0:
-				t.Error("no key group went as a delta")
-			case !reuse && (moved != whole || len(weir.DeltasSent(j)) > 0):
-				t.Errorf("without reuse: moved %d bytes of %d whole, deltas %v", moved, whole, weir.DeltasSent(j))
+			case kgs != 96 || whole == 0:
+				t.Fatalf("%d key groups of %d bytes moved; want 96", kgs, whole)
+			case c.procs == 2 && c.reuse && (moved >= whole/2 || deltas["count"] != 64):
+				t.Errorf("moved %d bytes of %d whole with %v deltas; want the 64 key groups to process 1 as small deltas", moved, whole, deltas)
+			case !(c.procs == 2 && c.reuse) && (moved != whole || len(deltas) > 0):
+				t.Errorf("moved %d bytes of %d whole, deltas %v; want everything whole", moved, whole, deltas)
 			}
 		})
 	}

@@ -39,7 +39,8 @@ type JobConfig struct {
 	NoCheckpointReuse bool
 	// AlwaysDeltas makes a rescale hand a key group over as a delta
 	// whenever a checkpoint holds its blob, also when the delta is not
-	// smaller; tests set it, so that every kind of state is merged.
+	// smaller or the new owner runs in the same process; tests set it, so
+	// that every kind of state is merged.
 	AlwaysDeltas bool
 	Backend      state.Backend // nil: keyed state in memory
 	StopOn       <-chan struct{}
@@ -88,10 +89,11 @@ func ActiveInstances(n int) JobOption { return func(c *JobConfig) { c.Active, c.
 
 // WithoutCheckpointReuse makes the live rescales of a job with checkpoints
 // hand every key group's state over whole. By default a key group whose
-// blob the latest complete checkpoint holds travels as a delta on it
-// (what changed since), when that is smaller, and its new owner reads the
-// blob from the checkpoint directory. It is a setting of the process that
-// hands the key groups over; a process hands over whatever it is sent.
+// blob the latest complete checkpoint holds travels to a new owner in
+// another process as a delta on it (what changed since), when that is
+// smaller, and the new owner reads the blob from the checkpoint
+// directory. It is a setting of the process that hands the key groups
+// over; a process takes whatever it is sent.
 func WithoutCheckpointReuse() JobOption { return func(c *JobConfig) { c.NoCheckpointReuse = true } }
 
 // BatchInterval sets the wall-clock length of an epoch (default 1 s); it

@@ -177,7 +177,7 @@ func (x *handover) after(m progress.Marker) error {
 				return err
 			}
 		}
-		parcels, err := x.deltas(blobs, prev)
+		parcels, err := x.deltas(blobs, prev, par, next)
 		if err != nil {
 			return err
 		}

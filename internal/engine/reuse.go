@@ -93,11 +93,14 @@ func baseSafe(n, prev, every uint64, keep int) bool {
 }
 
 // deltas makes the parcels' blobs of the state an instance hands over at
-// the marker after epoch prev: each key group of an operator that can
-// hand it as a delta goes as one when the base checkpoint holds its blob
-// and the delta is smaller (migrate.Reuse), whole otherwise. A base that
+// the marker after epoch prev to the owners of next (of par instances):
+// each key group of an operator that can hand it as a delta goes as one
+// when the base checkpoint holds its blob, the delta is smaller and the
+// new owner runs in another process (migrate.Reuse), whole otherwise. An
+// instance of this process is handed the blob in memory: a delta would
+// save no transfer there and cost its reads and merge. A base that
 // cannot be read here is as good as none: the blob goes whole.
-func (x *handover) deltas(blobs []checkpoint.StateBlob, prev uint64) ([]parcelBlob, error) {
+func (x *handover) deltas(blobs []checkpoint.StateBlob, prev uint64, par int, next *partition.Table) ([]parcelBlob, error) {
 	r := &x.h.reuse
 	out := make([]parcelBlob, len(blobs))
 	for i, b := range blobs {
@@ -125,7 +128,8 @@ func (x *handover) deltas(blobs []checkpoint.StateBlob, prev uint64) ([]parcelBl
 			if b.Operator != s.Op {
 				continue
 			}
-			moves = append(moves, migrate.Move{KeyGroup: partition.KeyGroup(b.KeyGroup), From: x.inst})
+			kg := partition.KeyGroup(b.KeyGroup)
+			moves = append(moves, migrate.Move{KeyGroup: kg, From: x.inst, To: next.Owner(kg)})
 			st := &state[b.KeyGroup]
 			st.Bytes = int64(len(b.Data))
 			base, found, err := r.ckpt.store.ReadBlob(n, s.Op, b.KeyGroup)
@@ -144,9 +148,11 @@ func (x *handover) deltas(blobs []checkpoint.StateBlob, prev uint64) ([]parcelBl
 			st.InCheckpoint, st.Changed = true, int64(len(d))
 			cands[b.KeyGroup] = cand{i, d, crc32.Checksum(base, castagnoli)}
 		}
-		// The destination reads the checkpoint directory this process
-		// found n complete in: every process's part is there.
-		ships, _, err := migrate.Reuse(moves, state, func(int, partition.KeyGroup) bool { return true })
+		// A destination reads the checkpoint directory this process found
+		// n complete in (every process's part is there); one in another
+		// process gains by it.
+		remote := func(to int, _ partition.KeyGroup) bool { return !x.h.pl.local(to, par) }
+		ships, _, err := migrate.Reuse(moves, state, remote)
 		if err != nil {
 			return nil, err
 		}

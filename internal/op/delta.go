@@ -67,19 +67,18 @@ func deltaBlob[K comparable, V any](base, cur []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf []byte
-	old := make(map[keyedKey[K]]string, len(b.Entries))
-	for _, e := range b.Entries {
-		buf = vc.Append(buf[:0], []V{e.Val})
-		old[keyedKey[K]{e.H, e.Key}] = string(buf)
+	old := make(map[keyedKey[K]]int, len(b.Entries)) // base entries not yet seen in cur
+	for i, e := range b.Entries {
+		old[keyedKey[K]{e.H, e.Key}] = i
 	}
+	var was, now []byte
 	d := keyedDelta[K, V]{WM: c.WM}
 	for _, e := range c.Entries {
 		k := keyedKey[K]{e.H, e.Key}
-		was, ok := old[k]
-		if ok {
+		if i, ok := old[k]; ok {
 			delete(old, k)
-			if buf = vc.Append(buf[:0], []V{e.Val}); string(buf) == was {
+			was = vc.Append(was[:0], []V{b.Entries[i].Val})
+			if now = vc.Append(now[:0], []V{e.Val}); string(was) == string(now) {
 				continue
 			}
 		}
