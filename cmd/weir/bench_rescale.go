@@ -47,11 +47,12 @@ at least, and which no epoch's latency shows. migration_s is from the
 request to that first epoch after the move; bytes_moved is the state read
 back (for restart, the checkpoint's files) and bytes_whole what it would
 have taken whole: a live strategy with checkpoints (--checkpoint-every
-above 0) reuses them by default (reuse: true), handing a key group over
-as a delta on its blob in the newest complete checkpoint (the keys new or
-changed since, those gone) when that is smaller, which the new owner
-merges with the blob it reads from the checkpoint; --reuse=false hands
-every key group over whole. The heap is runtime/metrics'
+above 0) reuses them by default (reuse: true), handing a key group to an
+instance of another process (--processes) as a delta on its blob in the
+newest complete checkpoint (the keys new or changed since, those gone)
+when that is smaller, which the new owner merges with the blob it reads
+from the checkpoint (within a process key groups go whole, in memory);
+--reuse=false hands every key group over whole. The heap is runtime/metrics'
 ` + heapObjectsMetric + ` every 10 ms: steady_heap_bytes is its
 largest value over the second half of the time before the request,
 peak_heap_bytes over the whole run, peak_heap_during_bytes over the
