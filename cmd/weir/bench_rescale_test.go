@@ -134,7 +134,7 @@ func TestBenchRescaleReuse(t *testing.T) {
 	for _, c := range []struct {
 		args  []string
 		reuse bool
-	}{{nil, true}, {[]string{"--reuse=false"}, false}, {[]string{"--checkpoint-every", "0"}, false}} {
+	}{{[]string{"--processes", "2"}, true}, {[]string{"--reuse=false"}, false}, {[]string{"--checkpoint-every", "0"}, false}} {
 		r := mustSucceed(t, append([]string{"bench", "rescale", "--strategy", "all-at-once", "--rate", "4000", "--duration", "4s",
 			"--at", "1500ms", "--state-mb", "2", "--interval", "50ms", "--checkpoint-every", "4"}, c.args...)...)
 		m := oneJSON(t, r.stdout)
