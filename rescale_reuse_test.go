@@ -90,8 +90,9 @@ func TestRescaleReuseEveryKeyedOperator(t *testing.T) {
 func TestRescaleReuseProcesses(t *testing.T) {
 	in := rescaleInput(8000)
 	want := withoutTTL(rescaleModel(in)) // time-based epochs
-	// Epochs of 20 ms: a checkpoint every epoch would outpace the writes
-	// (each part is synced), and none would be recent enough to reuse.
+	// Epochs of 50 ms, checkpoints every few: checkpoints that come faster
+	// than the parts are written and synced are never recent enough to
+	// reuse.
 	for _, c := range []struct {
 		every         int
 		strat         weir.RescaleStrategy
@@ -101,7 +102,8 @@ func TestRescaleReuseProcesses(t *testing.T) {
 			t.Parallel()
 			d := t.TempDir()
 			jobs, out := rescaleTwoProcesses(t, in, c.from, c.to, c.ask,
-				[]weir.JobOption{weir.Checkpoints(d, c.every, 10), weir.AlwaysDeltas()}, weir.WithStrategy(c.strat))
+				[]weir.JobOption{weir.BatchInterval(50 * time.Millisecond), weir.Checkpoints(d, c.every, 10), weir.AlwaysDeltas()},
+				weir.WithStrategy(c.strat))
 			giver := 0
 			if c.to < c.from {
 				giver = 1

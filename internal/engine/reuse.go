@@ -103,69 +103,86 @@ func baseSafe(n, prev, every uint64, keep int) bool {
 func (x *handover) deltas(blobs []checkpoint.StateBlob, prev uint64, par int, next *partition.Table) ([]parcelBlob, error) {
 	r := &x.h.reuse
 	out := make([]parcelBlob, len(blobs))
+	gains := false // some blob goes where a delta can pay
 	for i, b := range blobs {
 		out[i].StateBlob = b
 		r.whole.Add(int64(len(b.Data)))
+		gains = gains || r.always || !x.h.pl.local(next.Owner(partition.KeyGroup(b.KeyGroup)), par)
+	}
+	if !gains {
+		return out, nil
 	}
 	n, ok := r.base(prev)
 	if !ok {
 		return out, nil
 	}
+	for _, s := range x.movers {
+		if dm, ok := s.S.(dataflow.DeltaMover); ok {
+			if err := x.opDeltas(s.Op, dm, out, n, par, next); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// opDeltas turns into deltas on checkpoint n the blobs of out of operator
+// op that migrate.Reuse says should go so.
+func (x *handover) opDeltas(op string, dm dataflow.DeltaMover, out []parcelBlob, n uint64, par int, next *partition.Table) error {
+	r := &x.h.reuse
 	type cand struct {
 		i     int // in out
 		delta []byte
 		crc   uint32
 	}
-	for _, s := range x.movers {
-		dm, ok := s.S.(dataflow.DeltaMover)
-		if !ok {
+	// A destination reads the checkpoint directory this process found n
+	// complete in (every process's part is there); one in another
+	// process gains by it.
+	gains := func(to int, _ partition.KeyGroup) bool { return r.always || !x.h.pl.local(to, par) }
+	var moves []migrate.Move
+	state := make([]migrate.GroupState, x.groups)
+	cands := map[uint32]cand{}
+	for i, b := range out {
+		if b.Operator != op {
 			continue
 		}
-		var moves []migrate.Move
-		state := make([]migrate.GroupState, x.groups)
-		cands := map[uint32]cand{}
-		for i, b := range blobs {
-			if b.Operator != s.Op {
-				continue
-			}
-			kg := partition.KeyGroup(b.KeyGroup)
-			moves = append(moves, migrate.Move{KeyGroup: kg, From: x.inst, To: next.Owner(kg)})
-			st := &state[b.KeyGroup]
-			st.Bytes = int64(len(b.Data))
-			base, found, err := r.ckpt.store.ReadBlob(n, s.Op, b.KeyGroup)
-			if err != nil {
-				r.ckpt.log.Debug("weir: a key group goes whole: its checkpoint blob cannot be read", "checkpoint", n,
-					"operator", s.Op, "key_group", b.KeyGroup, "err", err)
-				continue
-			}
-			if !found {
-				continue
-			}
-			d, err := dm.DeltaKeyed(base, b.Data)
-			if err != nil {
-				return nil, fmt.Errorf("weir: %s#%d: key group %d against checkpoint %d: %w", s.Op, x.inst, b.KeyGroup, n, err)
-			}
-			st.InCheckpoint, st.Changed = true, int64(len(d))
-			cands[b.KeyGroup] = cand{i, d, crc32.Checksum(base, castagnoli)}
+		kg := partition.KeyGroup(b.KeyGroup)
+		mv := migrate.Move{KeyGroup: kg, From: x.inst, To: next.Owner(kg)}
+		moves = append(moves, mv)
+		st := &state[b.KeyGroup]
+		st.Bytes = int64(len(b.Data))
+		if !gains(mv.To, kg) {
+			continue // whole: no need to read its base
 		}
-		// A destination reads the checkpoint directory this process found
-		// n complete in (every process's part is there); one in another
-		// process gains by it.
-		remote := func(to int, _ partition.KeyGroup) bool { return !x.h.pl.local(to, par) }
-		ships, _, err := migrate.Reuse(moves, state, remote)
+		base, found, err := r.ckpt.store.ReadBlob(n, op, b.KeyGroup)
 		if err != nil {
-			return nil, err
+			r.ckpt.log.Debug("weir: a key group goes whole: its checkpoint blob cannot be read", "checkpoint", n,
+				"operator", op, "key_group", b.KeyGroup, "err", err)
+			continue
 		}
-		for _, sh := range ships {
-			c, ok := cands[uint32(sh.Move.KeyGroup)]
-			if !sh.Delta && !(r.always && ok) {
-				continue
-			}
-			out[c.i].Data, out[c.i].Base, out[c.i].BaseCRC = c.delta, n, c.crc
-			r.counted(s.Op)
+		if !found {
+			continue
 		}
+		d, err := dm.DeltaKeyed(base, b.Data)
+		if err != nil {
+			return fmt.Errorf("weir: %s#%d: key group %d against checkpoint %d: %w", op, x.inst, b.KeyGroup, n, err)
+		}
+		st.InCheckpoint, st.Changed = true, int64(len(d))
+		cands[b.KeyGroup] = cand{i, d, crc32.Checksum(base, castagnoli)}
 	}
-	return out, nil
+	ships, _, err := migrate.Reuse(moves, state, gains)
+	if err != nil {
+		return err
+	}
+	for _, sh := range ships {
+		c, ok := cands[uint32(sh.Move.KeyGroup)]
+		if !sh.Delta && !(r.always && ok) {
+			continue
+		}
+		out[c.i].Data, out[c.i].Base, out[c.i].BaseCRC = c.delta, n, c.crc
+		r.counted(op)
+	}
+	return nil
 }
 
 // merged returns the blobs of a parcel from instance from as RestoreKeyed
