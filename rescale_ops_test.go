@@ -301,12 +301,12 @@ func withoutTTL(want map[string][]rsOut) map[string][]rsOut {
 // have read at least records, and returns once the job ended.
 func rescaleDuring(t *testing.T, j *weir.Job, records int64, instances int, opts ...weir.RescaleOption) {
 	t.Helper()
-	rescaleWhen(t, j, fmt.Sprintf("reading %d records", records), func() bool { return j.Metrics().Records >= records }, instances, opts...)
+	rescaleWhen(t, j, fmt.Sprintf("reading %d records", records), func() bool { return j.Metrics().Records >= records }, nil, instances, opts...)
 }
 
 // rescaleWhen runs j, asks it to rescale to instances once ready says so,
-// and returns once the job ended.
-func rescaleWhen(t *testing.T, j *weir.Job, what string, ready func() bool, instances int, opts ...weir.RescaleOption) {
+// calls asked (if set) once it has, and returns once the job ended.
+func rescaleWhen(t *testing.T, j *weir.Job, what string, ready func() bool, asked func(), instances int, opts ...weir.RescaleOption) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -320,6 +320,9 @@ func rescaleWhen(t *testing.T, j *weir.Job, what string, ready func() bool, inst
 		}
 	}
 	m, err := j.Rescale(instances, opts...)
+	if asked != nil {
+		asked()
+	}
 	if err != nil {
 		t.Errorf("Rescale(%d): %v", instances, err)
 	} else if err := m.Wait(ctx); err != nil {
