@@ -15,3 +15,13 @@ func WithNetwork(n transport.Network) JobOption { return dataflow.WithNetwork(n)
 func WithClock(f func() time.Time) JobOption {
 	return func(c *dataflow.JobConfig) { c.Clock = f }
 }
+
+// AlwaysDeltas makes the job's rescales hand a key group over as a delta
+// on the latest complete checkpoint whenever it holds the key group's
+// blob, also when the delta is not smaller or stays in the process.
+func AlwaysDeltas() JobOption {
+	return func(c *dataflow.JobConfig) { c.AlwaysDeltas = true }
+}
+
+// DeltasSent is the blobs this process handed over as deltas, by operator.
+func DeltasSent(j *Job) map[string]int64 { return j.e.RescaleFigures().Deltas }

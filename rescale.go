@@ -33,6 +33,18 @@ func ParseRescaleStrategy(name string) (RescaleStrategy, error) { return migrate
 // the most a rescale can spread it over.
 func ActiveInstances(n int) JobOption { return dataflow.ActiveInstances(n) }
 
+// WithoutCheckpointReuse makes the rescales of a job with checkpoints hand
+// every key group's state over whole. By default (Madsen and Zhou's
+// checkpoint reuse) a key group whose blob the latest complete checkpoint
+// holds leaves its old owner for a new owner in another process as a
+// delta on that blob (the keys new or changed since, and those gone) when
+// that is smaller, and the new owner reads the blob from the checkpoint
+// directory, which the processes share. Within a process key groups are
+// handed over in memory, whole: a delta would save no transfer there.
+// Give it to every process of a job: each decides for the key groups it
+// hands over. Job.WholeBytes and Job.MovedBytes compare the two.
+func WithoutCheckpointReuse() JobOption { return dataflow.WithoutCheckpointReuse() }
+
 // RescaleOption configures a rescale.
 type RescaleOption func(*engine.Rescale)
 
@@ -125,8 +137,17 @@ func (j *Job) Leave(p int, opts ...RescaleOption) (*Migration, error) {
 }
 
 // MovedBytes is the bytes of key-group state this process handed over
-// since the job started, and the key groups.
-func (j *Job) MovedBytes() (bytes, keyGroups int64) { return j.e.RescaleFigures() }
+// since the job started (key groups sent as deltas on a checkpoint count
+// the delta), and the key groups.
+func (j *Job) MovedBytes() (bytes, keyGroups int64) {
+	f := j.e.RescaleFigures()
+	return f.Bytes, f.KeyGroups
+}
+
+// WholeBytes is the bytes the key-group state this process handed over
+// would have taken had every key group gone whole: MovedBytes without
+// checkpoint reuse.
+func (j *Job) WholeBytes() int64 { return j.e.RescaleFigures().Whole }
 
 // Completed reports whether this process has completed the epoch of the
 // migration's last step.

@@ -42,8 +42,9 @@ func newestCheckpoint(dir string) uint64 {
 // crashDuringRescale runs a job with checkpoints in dir that rescales to
 // 4 instances, waits until epoch crashAt(m) of the rescale m is complete
 // and a checkpoint taken after it is too, then makes the job crash, and
-// returns the rescale and the epoch the job had completed at the crash.
-func crashDuringRescale(t *testing.T, in []rec, dir string, opts []weir.JobOption, crashAt func(m *weir.Migration) uint64, ropts ...weir.RescaleOption) (*weir.Migration, uint64) {
+// returns the job, the rescale and the epoch the job had completed at the
+// crash.
+func crashDuringRescale(t *testing.T, in []rec, dir string, opts []weir.JobOption, crashAt func(m *weir.Migration) uint64, ropts ...weir.RescaleOption) (*weir.Job, *weir.Migration, uint64) {
 	t.Helper()
 	var epoch atomic.Uint64
 	var crash atomic.Bool
@@ -77,27 +78,43 @@ func crashDuringRescale(t *testing.T, in []rec, dir string, opts []weir.JobOptio
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "crash") {
 		t.Fatalf("first run: %v; want the crash", err)
 	}
-	return m, crashed
+	return j, m, crashed
 }
 
 // A job that crashes in the middle of a rescale restarts from its last
 // checkpoint with the routing tables the checkpoint recorded: the key
 // groups are where the steps before it put them, the steps after it still
-// take force, and every result is exact.
+// take force, and every result is exact. Also when the key groups moved
+// before the crash went as deltas on a checkpoint (and those after it go
+// as deltas on the checkpoint restored).
 func TestRescaleCrashMidMigration(t *testing.T) {
 	in := rescaleInput(10000)
 	want := rescaleModel(in)
-	for _, strat := range []weir.RescaleStrategy{weir.Fluid, weir.Batched} {
-		t.Run(strat.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		strat  weir.RescaleStrategy
+		deltas bool
+	}{{weir.Fluid, false}, {weir.Batched, false}, {weir.Batched, true}} {
+		name := c.strat.String()
+		if c.deltas {
+			name += "/deltas"
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			d := t.TempDir()
 			opts := func() []weir.JobOption {
-				return []weir.JobOption{weir.Workers(4), weir.EpochRecords(100), weir.KeyGroups(32),
+				o := []weir.JobOption{weir.Workers(4), weir.EpochRecords(100), weir.KeyGroups(32),
 					weir.ActiveInstances(2), weir.Checkpoints(d, 3, 3)}
+				if c.deltas {
+					o = append(o, weir.Checkpoints(d, 3, 8), weir.AlwaysDeltas())
+				}
+				return o
 			}
-			m, crashed := crashDuringRescale(t, in, d, opts(), func(m *weir.Migration) uint64 { return m.First + (m.Last-m.First)/3 },
-				weir.WithStrategy(strat), weir.StepGap(2))
-			t.Logf("%d steps in epochs %d..%d; crashed after epoch %d", m.Steps, m.First, m.Last, crashed)
+			first, m, crashed := crashDuringRescale(t, in, d, opts(), func(m *weir.Migration) uint64 { return m.First + (m.Last-m.First)/3 },
+				weir.WithStrategy(c.strat), weir.StepGap(2))
+			t.Logf("%d steps in epochs %d..%d; crashed after epoch %d; deltas %v", m.Steps, m.First, m.Last, crashed, weir.DeltasSent(first))
+			if c.deltas && len(weir.DeltasSent(first)) == 0 {
+				t.Error("no key group went as a delta before the crash")
+			}
 			if crashed >= m.Last {
 				t.Logf("the crash came after the rescale's last step: the machine is slow")
 			}

@@ -26,44 +26,7 @@ func TestRescaleProcesses(t *testing.T) {
 	}{{weir.Batched, 2, 4, 0}, {weir.Fluid, 2, 4, 1}, {weir.AllAtOnce, 4, 2, 1}} {
 		t.Run(fmt.Sprintf("%v/%d-%d/asked-of-%d", c.strat, c.from, c.to, c.ask), func(t *testing.T) {
 			t.Parallel()
-			// Two workers a process: instances 0 and 1 run on process 0.
-			opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(c.from)}
-			nets := transport.NewLocal(2)
-			jobs := make([]*weir.Job, 2)
-			outs := make([]*weir.Collect[rsOut], 2)
-			errs := make([]error, 2)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			var wg sync.WaitGroup
-			for i := range jobs {
-				jobs[i] = weir.NewJob("rescale-procs", append(slices.Clone(opts), weir.WithNetwork(nets[i]))...)
-				// 2500 records a second: the rescale takes force 1.5 s after it
-				// is asked, well before the input ends.
-				outs[i] = rescaleOpsAt(jobs[i], in, 2500, nil)
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					errs[i] = jobs[i].Run(ctx)
-				}()
-			}
-			for jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
-				time.Sleep(5 * time.Millisecond)
-			}
-			m, err := jobs[c.ask].Rescale(c.to, weir.WithStrategy(c.strat))
-			if err != nil {
-				t.Errorf("Rescale(%d) of process %d: %v", c.to, c.ask, err)
-			} else if err := m.Wait(ctx); err != nil {
-				t.Errorf("waiting for the rescale: %v", err)
-			}
-			wg.Wait()
-			for i, err := range errs {
-				if err != nil {
-					t.Fatalf("process %d: %v", i, err)
-				}
-			}
-			if n := len(outs[1].Records()); n != 0 {
-				t.Errorf("process 1's sink got %d records; sinks run on process 0", n)
-			}
+			jobs, out := rescaleTwoProcesses(t, in, c.from, c.to, c.ask, nil, weir.WithStrategy(c.strat))
 			// Key groups left process 0 for process 1, or the reverse.
 			giver := 0
 			if c.to < c.from {
@@ -72,10 +35,69 @@ func TestRescaleProcesses(t *testing.T) {
 			if _, kgs := jobs[giver].MovedBytes(); kgs == 0 {
 				t.Errorf("process %d handed over no key group", giver)
 			}
-			if late := jobs[0].Metrics().Late; late != 0 {
-				t.Errorf("%d late records", late)
-			}
-			checkOps(t, outs[0].Records(), want)
+			checkOps(t, out, want)
 		})
 	}
+}
+
+// rescaleTwoProcesses runs rescaleOps over in as a job of two processes,
+// with two workers each and the keyed operators over from instances
+// (instances 0 and 1 run on process 0), with opts, asks process ask to
+// rescale it to instances to with ropts once 1000 records are read, and
+// returns the processes and process 0's outputs once the job ended.
+func rescaleTwoProcesses(t *testing.T, in []rec, from, to, ask int, opts []weir.JobOption, ropts ...weir.RescaleOption) ([]*weir.Job, []rsOut) {
+	t.Helper()
+	outs := make([]*weir.Collect[rsOut], 2)
+	// 2500 records a second: the rescale takes force 1.5 s after it is
+	// asked, well before the input ends.
+	jobs := twoProcesses(t, append([]weir.JobOption{weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(from)}, opts...),
+		func(i int, j *weir.Job) { outs[i] = rescaleOpsAt(j, in, 2500, nil) },
+		func(jobs []*weir.Job) bool { return jobs[0].Metrics().Records >= 1000 }, ask, to, ropts...)
+	if n := len(outs[1].Records()); n != 0 {
+		t.Errorf("process 1's sink got %d records; sinks run on process 0", n)
+	}
+	if late := jobs[0].Metrics().Late; late != 0 {
+		t.Errorf("%d late records", late)
+	}
+	return jobs, outs[0].Records()
+}
+
+// twoProcesses runs a job of two processes of two workers each, with
+// opts, whose operators build adds to process i's job, asks process ask
+// to rescale it to instances to with ropts once ready says so, and
+// returns the processes once the job ended.
+func twoProcesses(t *testing.T, opts []weir.JobOption, build func(i int, j *weir.Job), ready func([]*weir.Job) bool, ask, to int, ropts ...weir.RescaleOption) []*weir.Job {
+	t.Helper()
+	opts = append([]weir.JobOption{weir.Workers(2)}, opts...)
+	nets := transport.NewLocal(2)
+	jobs := make([]*weir.Job, 2)
+	errs := make([]error, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range jobs {
+		jobs[i] = weir.NewJob("rescale-procs", append(slices.Clone(opts), weir.WithNetwork(nets[i]))...)
+		build(i, jobs[i])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = jobs[i].Run(ctx)
+		}()
+	}
+	for !ready(jobs) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	m, err := jobs[ask].Rescale(to, ropts...)
+	if err != nil {
+		t.Errorf("Rescale(%d) of process %d: %v", to, ask, err)
+	} else if err := m.Wait(ctx); err != nil {
+		t.Errorf("waiting for the rescale: %v", err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+	}
+	return jobs
 }

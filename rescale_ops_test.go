@@ -301,18 +301,28 @@ func withoutTTL(want map[string][]rsOut) map[string][]rsOut {
 // have read at least records, and returns once the job ended.
 func rescaleDuring(t *testing.T, j *weir.Job, records int64, instances int, opts ...weir.RescaleOption) {
 	t.Helper()
+	rescaleWhen(t, j, fmt.Sprintf("reading %d records", records), func() bool { return j.Metrics().Records >= records }, nil, instances, opts...)
+}
+
+// rescaleWhen runs j, asks it to rescale to instances once ready says so,
+// calls asked (if set) once it has, and returns once the job ended.
+func rescaleWhen(t *testing.T, j *weir.Job, what string, ready func() bool, asked func(), instances int, opts ...weir.RescaleOption) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- j.Run(ctx) }()
-	for j.Metrics().Records < records {
+	for !ready() {
 		select {
 		case err := <-done:
-			t.Fatalf("the job ended before reading %d records: %v", records, err)
+			t.Fatalf("the job ended before %s: %v", what, err)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
 	m, err := j.Rescale(instances, opts...)
+	if asked != nil {
+		asked()
+	}
 	if err != nil {
 		t.Errorf("Rescale(%d): %v", instances, err)
 	} else if err := m.Wait(ctx); err != nil {

@@ -31,8 +31,9 @@ by --strategy. Prints one JSON line:
 
   strategy, query, rate, duration_s, at_s, from, to, processes, events,
   state_mb, latency_ms {before, during, after: {n, p50, p99, max}},
-  migration_s, downtime_s, bytes_moved, checkpoint, steady_heap_bytes,
-  peak_heap_bytes, peak_heap_during_bytes, after_heap_bytes, checked
+  migration_s, downtime_s, bytes_moved, bytes_whole, reuse, checkpoint,
+  steady_heap_bytes, peak_heap_bytes, peak_heap_during_bytes,
+  after_heap_bytes, checked
 
 The input follows one schedule for the whole run (event n is due at the
 start plus n / --rate), so input that arrives while the job is down waits
@@ -44,7 +45,14 @@ restart, during also holds the downtime (from the stopped job's end to
 the restarted job's first epoch), which the input due meanwhile waited
 at least, and which no epoch's latency shows. migration_s is from the
 request to that first epoch after the move; bytes_moved is the state read
-back (for restart, the checkpoint's files). The heap is runtime/metrics'
+back (for restart, the checkpoint's files) and bytes_whole what it would
+have taken whole: a live strategy with checkpoints (--checkpoint-every
+above 0) reuses them by default (reuse: true), handing a key group to an
+instance of another process (--processes) as a delta on its blob in the
+newest complete checkpoint (the keys new or changed since, those gone)
+when that is smaller, which the new owner merges with the blob it reads
+from the checkpoint (within a process key groups go whole, in memory);
+--reuse=false hands every key group over whole. The heap is runtime/metrics'
 ` + heapObjectsMetric + ` every 10 ms: steady_heap_bytes is its
 largest value over the second half of the time before the request,
 peak_heap_bytes over the whole run, peak_heap_during_bytes over the
@@ -82,6 +90,7 @@ process, the restarted one --to / N). The query's sinks run on process 0.
   weir bench rescale --query q4 --state-mb 256 --rate 50000 --duration 40s --at 20s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			b.reuseSet = cmd.Flags().Changed("reuse")
 			if err := b.check(); err != nil {
 				return err
 			}
@@ -103,6 +112,7 @@ process, the restarted one --to / N). The query's sinks run on process 0.
 	f.DurationVar(&b.interval, "interval", 100*time.Millisecond, "epoch length")
 	f.IntVar(&b.every, "checkpoint-every", 10, "epochs between checkpoints (0: none, for the live strategies)")
 	f.StringVar(&b.ckptDir, "checkpoint-dir", "", "where checkpoints go (default: a temporary directory, removed at the end)")
+	f.BoolVar(&b.reuse, "reuse", true, "live strategies: hand key groups over as deltas on the newest complete checkpoint when smaller (needs --checkpoint-every above 0)")
 	f.Uint64Var(&b.seed, "seed", 1, "the generator's seed")
 	return cmd
 }
@@ -116,6 +126,8 @@ type rescaleBench struct {
 	processes, every         int
 	gap, perPair             int
 	seed                     uint64
+	// reuse is --reuse; reuseSet says it was given.
+	reuse, reuseSet bool
 }
 
 func (b *rescaleBench) check() error {
@@ -150,6 +162,10 @@ func (b *rescaleBench) check() error {
 		return fmt.Errorf("--interval %v: must be positive", b.interval)
 	case b.every < 0 || (b.every == 0 && b.strategy == "restart"):
 		return fmt.Errorf("--checkpoint-every %d: must be at least 1 (0, no checkpoints, only for the live strategies: restart goes through one)", b.every)
+	case b.reuseSet && b.strategy == "restart":
+		return fmt.Errorf("--reuse: restart reads the whole checkpoint back; checkpoint reuse is for the live strategies")
+	case b.reuseSet && b.reuse && b.every == 0:
+		return fmt.Errorf("--reuse with --checkpoint-every 0: checkpoint reuse needs checkpoints")
 	}
 	if b.stateMB > 0 && b.ballast().Keys < 1 {
 		return fmt.Errorf("--state-mb %d: no auction comes before the middle of --at %v at --rate %v; raise them", b.stateMB, b.at, b.rate)
@@ -248,13 +264,17 @@ func (b *rescaleBench) line(r *rescaleRun, m migration, heap []heapSample) map[s
 			"before": latencySummary(before), "during": latencySummary(during), "after": latencySummary(after),
 		},
 		"migration_s": m.done.Sub(m.requested).Seconds(), "downtime_s": m.downtime.Seconds(),
-		"bytes_moved": m.bytesMoved, "checkpoint": m.checkpoint, "steps": m.steps,
+		"bytes_moved": m.bytesMoved, "bytes_whole": m.bytesWhole, "reuse": b.reuses(), "checkpoint": m.checkpoint, "steps": m.steps,
 		"steady_heap_bytes":      maxHeap(heap, r.clock.start.Add(b.at/2), m.requested),
 		"peak_heap_bytes":        maxHeap(heap, time.Time{}, time.Time{}),
 		"peak_heap_during_bytes": maxHeap(heap, m.requested, m.done.Add(time.Nanosecond)),
 		"after_heap_bytes":       maxHeap(heap, m.done.Add(time.Nanosecond), time.Time{}),
 	}
 }
+
+// reuses says whether the run reuses checkpoints: a live strategy with
+// checkpoints and --reuse.
+func (b *rescaleBench) reuses() bool { return b.reuse && b.every > 0 && b.strategy != "restart" }
 
 // quietLogger logs the jobs' warnings and errors to standard error, not
 // what they decide as they go (a restart taking the directory over).

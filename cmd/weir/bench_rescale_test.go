@@ -84,6 +84,8 @@ func TestBenchRescaleRefuses(t *testing.T) {
 		{[]string{"--state-mb", "-1"}, "--state-mb"},
 		{[]string{"--checkpoint-every", "0", "--strategy", "restart"}, "--checkpoint-every"},
 		{[]string{"--checkpoint-every", "-1"}, "--checkpoint-every"},
+		{[]string{"--reuse", "--checkpoint-every", "0"}, "--reuse"},
+		{[]string{"--reuse=false", "--strategy", "restart"}, "--reuse"},
 	} {
 		mustFail(t, append([]string{"bench", "rescale"}, c.args...), c.want)
 	}
@@ -121,6 +123,25 @@ func TestBenchRescaleLive(t *testing.T) {
 			if ph, ok := lat[p].(map[string]any); !ok || number(t, ph, "n") < 1 {
 				t.Errorf("%v: latency_ms.%s = %v; want epochs", c, p, lat[p])
 			}
+		}
+	}
+}
+
+// A live rescale with checkpoints reuses them by default: its line says
+// so, and the bytes moved are at most the whole; without reuse they are
+// the whole, and so without checkpoints.
+func TestBenchRescaleReuse(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		reuse bool
+	}{{[]string{"--processes", "2"}, true}, {[]string{"--reuse=false"}, false}, {[]string{"--checkpoint-every", "0"}, false}} {
+		r := mustSucceed(t, append([]string{"bench", "rescale", "--strategy", "all-at-once", "--rate", "4000", "--duration", "4s",
+			"--at", "1500ms", "--state-mb", "2", "--interval", "50ms", "--checkpoint-every", "4"}, c.args...)...)
+		m := oneJSON(t, r.stdout)
+		moved, whole := number(t, m, "bytes_moved"), number(t, m, "bytes_whole")
+		if m["checked"] != true || m["reuse"] != c.reuse || moved <= 0 || moved > whole || !c.reuse && moved != whole {
+			t.Errorf("%v: checked %v, reuse %v, bytes_moved %v, bytes_whole %v; want true, %v, and at most the whole (the whole without reuse)",
+				c.args, m["checked"], m["reuse"], moved, whole, c.reuse)
 		}
 	}
 }

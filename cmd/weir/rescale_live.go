@@ -14,11 +14,17 @@ import (
 // operators with key groups over --from of them (ActiveInstances), and at
 // --at moves them over --to while it runs, in the steps of s. The move
 // ends when the epoch of its last step has completed; the bytes moved are
-// the key groups' state handed over, summed over the processes.
+// the key groups' state handed over, summed over the processes, deltas on
+// a checkpoint at their size (checkpoint reuse, unless --reuse=false),
+// and the whole bytes what that state would have taken whole.
 func liveStrategy(s weir.RescaleStrategy) strategy {
 	return func(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migration, error) {
 		var m migration
-		j, err := r.build(max(r.from, r.to), []weir.JobOption{weir.ActiveInstances(r.from)})
+		opts := []weir.JobOption{weir.ActiveInstances(r.from)}
+		if !r.reuse {
+			opts = append(opts, weir.WithoutCheckpointReuse())
+		}
+		j, err := r.build(max(r.from, r.to), opts)
 		if err != nil {
 			return nexmark.Checksum{}, m, err
 		}
@@ -55,6 +61,7 @@ func liveStrategy(s weir.RescaleStrategy) strategy {
 		for _, p := range j.jobs {
 			b, _ := p.MovedBytes()
 			m.bytesMoved += b
+			m.bytesWhole += p.WholeBytes()
 		}
 		m.steps = res.mg.Steps
 		return j.sum, m, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/weirstream/weir"
@@ -17,7 +18,9 @@ import (
 // over (the end of the migration phase), and the bytes of state it moved.
 type migration struct {
 	requested, done time.Time
-	bytesMoved      int64
+	// bytesMoved is the state moved; bytesWhole what it would have taken
+	// without checkpoint reuse (for restart, the same).
+	bytesMoved, bytesWhole int64
 	// downtime is how long no job was running (0 for a live strategy).
 	downtime time.Duration
 	// checkpoint is the checkpoint the move went through (0: none).
@@ -76,6 +79,7 @@ func restartStrategy(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migr
 	if m.bytesMoved, err = dirBytes(chk); err != nil {
 		return nexmark.Checksum{}, m, err
 	}
+	m.bytesWhole = m.bytesMoved
 	r.log.next()
 	next, err := r.build(r.to, []weir.JobOption{weir.FromCheckpoint(chk)})
 	if err != nil {
@@ -97,11 +101,13 @@ func restartStrategy(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migr
 	return next.sum, m, nil
 }
 
-// dirBytes is the total size of the files under dir.
+// dirBytes is the total size of the files under dir that a restore
+// reads: the parts' indexes (*.idx), which serve reads of single key
+// groups, are left out.
 func dirBytes(dir string) (int64, error) {
 	var n int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || strings.HasSuffix(d.Name(), ".idx") {
 			return err
 		}
 		info, err := d.Info()

@@ -42,8 +42,8 @@ func TestCompleteRace(t *testing.T) {
 			t.Fatalf("manifest %+v, %v", m, err)
 		}
 		es, err := e.fs.ReadDir(e.s.chkDir(9))
-		if err != nil || len(es) != procs+1 {
-			t.Fatalf("directory holds %v (%v), want %d parts and a manifest", es, err, procs)
+		if err != nil || len(es) != 2*procs+1 {
+			t.Fatalf("directory holds %v (%v), want %d parts, their indexes and a manifest", es, err, procs)
 		}
 		if n, ok := e.latest(t); !ok || n != 9 {
 			t.Fatalf("Latest = %d, %v", n, ok)

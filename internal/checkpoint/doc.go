@@ -24,19 +24,35 @@
 //	// and one process, before any new checkpoint is written:
 //	err = s.DiscardAfter(n)
 //
+//	// One key group's blob of a complete checkpoint, without reading its part:
+//	data, found, err := s.ReadBlob(42, "window", 17)
+//
 // # Layout and format
 //
 //	dir/chk-000000000042/part-0003.bin   process 3's part
+//	dir/chk-000000000042/part-0003.idx   its index
 //	dir/chk-000000000042/MANIFEST        present once the checkpoint is complete
 //	dir/chk-000000000042/.tmp-*          a write in progress, or a crashed one
 //
-// A file is a 4-byte magic ("WRCP" for a part, "WRCM" for a manifest), a
-// version byte (1), the fields as uvarints and uvarint-length-prefixed
-// bytes, and a trailing CRC-32C (Castagnoli, little-endian) of everything
-// before it. The manifest lists, per process, the part's file name, size and
-// trailer CRC. Encoding is deterministic and canonical (minimal varints, meta
-// sorted by key), so racing Completes write identical manifests, and a
-// decoded file re-encodes to the same bytes.
+// A file is a 4-byte magic ("WRCP" for a part, "WRCI" for an index, "WRCM"
+// for a manifest), a version byte (1), the fields as uvarints and
+// uvarint-length-prefixed bytes, and a trailing CRC-32C (Castagnoli,
+// little-endian) of everything before it. The manifest lists, per process,
+// the part's file name, size and trailer CRC. Encoding is deterministic and
+// canonical (minimal varints, meta sorted by key), so racing Completes write
+// identical manifests, and a decoded file re-encodes to the same bytes.
+//
+// A part's index (PartIndex) names the part by its size and trailer CRC,
+// as the manifest does, and gives each state blob's operator, key group,
+// offset and length in the part and the CRC-32C of its bytes (operator
+// names once each, in a table). With it ReadBlob reads one key group's
+// blob of a complete checkpoint (what a live rescale reuses) for the cost
+// of the blob, the manifest and the small indexes, which it keeps decoded
+// for the newest few checkpoints it read: a part may be a GiB, and
+// verifying it whole would read all of it. An index is written (atomically,
+// as a part is) just before its part, so a part in place has its index
+// beside it; a checkpoint written without indexes (by an older version)
+// still restores, but ReadBlob reports it as not there.
 //
 // CRC-32C rather than SHA-256: the threat is accidental damage (torn or
 // lost writes, truncation, bit rot, a stale file from another run), not an
@@ -64,12 +80,16 @@
 //     ErrCorrupt (CorruptError gives file and offset), missing files match
 //     fs.ErrNotExist, and Latest returns any other error instead of
 //     skipping, so processes do not diverge on a transient fault.
-//   - DecodePart and DecodeManifest are pure functions of their input that
-//     never panic, and allocate a bounded multiple of the input's size
+//   - DecodePart, DecodeIndex and DecodeManifest are pure functions of
+//     their input that never panic, and allocate a bounded multiple of the input's size
 //     whatever its lengths and counts claim (about 20 bytes per input byte
 //     for a part of empty blobs, the worst case): each length and count is
 //     checked against the bytes that remain before anything is allocated.
 //     Decoded blobs alias the input.
+//   - ReadBlob returns only bytes whose CRC-32C matches an index that
+//     decodes and names the part the manifest records; damage gives an
+//     error wrapping ErrCorrupt, a checkpoint that is incomplete, pruned
+//     or has no indexes one matching fs.ErrNotExist.
 //   - Writing a part of a complete checkpoint is refused; Prune keeps at
 //     least one complete checkpoint.
 //

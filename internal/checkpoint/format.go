@@ -129,8 +129,15 @@ func seal(b []byte) []byte {
 // the meta entries sorted by key; strings and blobs length-prefixed), then
 // the CRC-32C of everything before it. The encoding is deterministic.
 func EncodePart(p Part) ([]byte, error) {
+	b, _, err := encodePart(p)
+	return b, err
+}
+
+// encodePart is EncodePart that also says where each state blob's data
+// lies in the encoding, in the order of p.State (IndexPart's blobs).
+func encodePart(p Part) ([]byte, []BlobLoc, error) {
 	if err := checkPart(&p); err != nil {
-		return nil, fmt.Errorf("checkpoint: encode part: %w", err)
+		return nil, nil, fmt.Errorf("checkpoint: encode part: %w", err)
 	}
 	keys := slices.Sorted(maps.Keys(p.Meta))
 	n := headerLen + trailerLen + uvarintLen(p.Checkpoint) + uvarintLen(p.Epoch) +
@@ -154,10 +161,17 @@ func EncodePart(p Part) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(p.Process))
 	b = binary.AppendUvarint(b, uint64(p.Processes))
 	b = binary.AppendUvarint(b, uint64(len(p.State)))
-	for _, s := range p.State {
+	var locs []BlobLoc
+	if len(p.State) > 0 {
+		locs = make([]BlobLoc, len(p.State))
+	}
+	for i, s := range p.State {
 		b = appendString(b, s.Operator)
 		b = binary.AppendUvarint(b, uint64(s.KeyGroup))
-		b = appendBytes(b, s.Data)
+		b = binary.AppendUvarint(b, uint64(len(s.Data)))
+		locs[i] = BlobLoc{Operator: s.Operator, KeyGroup: s.KeyGroup, Offset: int64(len(b)), Length: int64(len(s.Data)),
+			CRC: crc32.Checksum(s.Data, castagnoli)}
+		b = append(b, s.Data...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(p.Sources)))
 	for _, s := range p.Sources {
@@ -170,7 +184,7 @@ func EncodePart(p Part) ([]byte, error) {
 		b = appendString(b, k)
 		b = appendString(b, p.Meta[k])
 	}
-	return seal(b), nil
+	return seal(b), locs, nil
 }
 
 // EncodeManifest encodes m: magic "WRCM", version 1, uvarint checkpoint,

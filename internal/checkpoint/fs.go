@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 )
@@ -18,6 +19,9 @@ type FS interface {
 	CreateTemp(dir, pattern string) (File, error)
 	// ReadFile returns the contents of a file.
 	ReadFile(name string) ([]byte, error)
+	// ReadRange returns the n bytes of a file from offset off; a file
+	// that ends before them is an error matching io.ErrUnexpectedEOF.
+	ReadRange(name string, off int64, n int) ([]byte, error)
 	// Rename atomically replaces newpath by oldpath.
 	Rename(oldpath, newpath string) error
 	// Remove removes a file or an empty directory.
@@ -69,6 +73,22 @@ func (osFS) CreateTemp(dir, pattern string) (File, error) {
 }
 
 func (osFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+func (osFS) ReadRange(name string, off int64, n int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return b, nil
+}
 
 func (osFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
 

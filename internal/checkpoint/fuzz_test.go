@@ -71,3 +71,35 @@ func FuzzDecodeManifest(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeIndex(f *testing.F) {
+	for _, p := range []Part{{Processes: 1}, indexedPart(3, 1, 2, 5), samplePart(42, 1, 3, 4, 5)} {
+		_, x, err := IndexPart(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := EncodeIndex(x)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, in := range [][]byte{b, reseal(bytes.Clone(b))} {
+			x, err := DecodeIndex(in)
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("error does not wrap ErrCorrupt: %v", err)
+				}
+				continue
+			}
+			out, err := EncodeIndex(x)
+			if err != nil {
+				t.Fatalf("decoded index does not encode: %v", err)
+			}
+			if !bytes.Equal(in, out) {
+				t.Fatalf("re-encoding differs:\n in %x\nout %x", in, out)
+			}
+		}
+	})
+}

@@ -14,20 +14,21 @@ type Op int
 
 // The operations of Mem that faults can be injected into.
 const (
-	OpCreate   Op = iota // FS.CreateTemp
-	OpWrite              // File.Write
-	OpSync               // File.Sync
-	OpClose              // File.Close
-	OpRename             // FS.Rename
-	OpRemove             // FS.Remove and FS.RemoveAll
-	OpReadFile           // FS.ReadFile
-	OpReadDir            // FS.ReadDir
-	OpSyncDir            // FS.SyncDir
-	OpMkdir              // FS.MkdirAll
+	OpCreate    Op = iota // FS.CreateTemp
+	OpWrite               // File.Write
+	OpSync                // File.Sync
+	OpClose               // File.Close
+	OpRename              // FS.Rename
+	OpRemove              // FS.Remove and FS.RemoveAll
+	OpReadFile            // FS.ReadFile
+	OpReadDir             // FS.ReadDir
+	OpSyncDir             // FS.SyncDir
+	OpMkdir               // FS.MkdirAll
+	OpReadRange           // FS.ReadRange
 	numOps
 )
 
-var opNames = [numOps]string{"create", "write", "sync", "close", "rename", "remove", "readfile", "readdir", "syncdir", "mkdir"}
+var opNames = [numOps]string{"create", "write", "sync", "close", "rename", "remove", "readfile", "readdir", "syncdir", "mkdir", "readrange"}
 
 func (o Op) String() string {
 	if o < 0 || o >= numOps {

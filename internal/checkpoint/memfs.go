@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -107,6 +108,26 @@ func (m *Mem) ReadFile(name string) ([]byte, error) {
 		return nil, notExist("open", name)
 	}
 	return slices.Clone(n.data), nil
+}
+
+// ReadRange implements FS.
+func (m *Mem) ReadRange(name string, off int64, n int) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.hit(OpReadRange); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	node, ok := m.files[filepath.Clean(name)]
+	if !ok {
+		return nil, notExist("open", name)
+	}
+	if off < 0 || n < 0 {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+	}
+	if off > int64(len(node.data)) || int64(n) > int64(len(node.data))-off {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: io.ErrUnexpectedEOF}
+	}
+	return slices.Clone(node.data[off : off+int64(n)]), nil
 }
 
 // Rename implements FS.

@@ -142,6 +142,7 @@ func (s *Store) DiscardAfter(n uint64) error {
 // leaves an incomplete checkpoint rather than a complete one with parts
 // missing.
 func (s *Store) remove(n uint64) error {
+	s.forget(n)
 	dir := s.chkDir(n)
 	if err := s.fs.Remove(filepath.Join(dir, manifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("checkpoint: remove checkpoint %d: %w", n, err)

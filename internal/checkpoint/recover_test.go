@@ -146,13 +146,13 @@ var tempFile = regexp.MustCompile(`/\.tmp-part-0000\.bin-[0-9]+$`)
 func TestCrashBeforeRename(t *testing.T) {
 	m := MemFS()
 	e := newEnv(t, m, "/ckp", m)
-	m.CrashAt(OpRename, 1)
+	m.CrashAt(OpRename, 2) // the part's, after its index's
 	if err := e.s.WritePart(samplePart(1, 0, 2, 3, 3)); !errors.Is(err, ErrCrashed) {
 		t.Fatalf("WritePart: %v", err)
 	}
 	m.Crash(KeepNames) // the temporary file's name survives
 	files := m.Files()
-	if len(files) != 1 || !tempFile.MatchString(files[0]) {
+	if len(files) != 2 || !tempFile.MatchString(files[0]) || !strings.HasSuffix(files[1], "/"+indexName(0)) {
 		t.Fatalf("files after the crash: %v", files)
 	}
 	e = newEnv(t, m, "/ckp", m) // restart
@@ -172,7 +172,7 @@ func TestCrashBeforeRename(t *testing.T) {
 	if err := e.s.Prune(1); err != nil {
 		t.Fatal(err)
 	}
-	if files := m.Files(); len(files) != 3 || slices.ContainsFunc(files, tempFile.MatchString) {
+	if files := m.Files(); len(files) != 5 || slices.ContainsFunc(files, tempFile.MatchString) {
 		t.Fatalf("files after Prune: %v", files)
 	}
 }
@@ -187,7 +187,7 @@ func TestCrashDurability(t *testing.T) {
 	}
 	// A crash before the directory is synced: the part is not durable, but
 	// never visible half-written either.
-	m.CrashAt(OpSyncDir, 2)
+	m.CrashAt(OpSyncDir, 3) // the part's, after the checkpoint's and its index's
 	if err := e.s.WritePart(samplePart(2, 0, 1, 3, 3)); !errors.Is(err, ErrCrashed) {
 		t.Fatalf("WritePart: %v", err)
 	}
@@ -195,7 +195,7 @@ func TestCrashDurability(t *testing.T) {
 	if _, err := m.ReadFile(e.path(2, partName(0))); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("unsynced part survived: %v", err)
 	}
-	m.CrashAt(OpSyncDir, 2)
+	m.CrashAt(OpSyncDir, 3)
 	e.s.WritePart(samplePart(2, 0, 1, 3, 3))
 	m.Crash(KeepNames) // the name survives: so must the contents
 	if _, err := e.s.ReadPart(2, 0); err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const (
@@ -17,13 +18,17 @@ const (
 )
 
 // Store is a checkpoint directory: one subdirectory per checkpoint, holding
-// one file per process and, once complete, a MANIFEST. A Store holds no
-// mutable state of its own and is safe for concurrent use; several
+// one part and its index per process and, once complete, a MANIFEST. A
+// Store's only mutable state is its cache of the indexes of complete
+// checkpoints (ReadBlob); it is safe for concurrent use, and several
 // processes may share one directory.
 type Store struct {
 	fs  FS
 	dir string
 	log *slog.Logger
+
+	mu      sync.Mutex
+	indexes map[uint64]*chkIndex // of complete checkpoints, at most maxIndexes
 }
 
 // Open opens (creating if needed) the checkpoint directory dir. A nil
@@ -54,6 +59,8 @@ func (s *Store) chkDir(n uint64) string {
 
 func partName(process int) string { return fmt.Sprintf("part-%04d.bin", process) }
 
+func indexName(process int) string { return fmt.Sprintf("part-%04d.idx", process) }
+
 // ParseDir returns the checkpoint number a checkpoint directory's name
 // (its last path element, such as chk-000000000042) stands for.
 func ParseDir(name string) (uint64, bool) { return parseDir(name) }
@@ -75,9 +82,16 @@ func parseDir(name string) (uint64, bool) {
 // p.Checkpoint, atomically: to a temporary file that is synced, renamed
 // into place, and made durable by syncing the directory. Rewriting a part
 // replaces it; writing a part of a complete checkpoint is an error.
+//
+// The part's index (part-P.idx, see ReadBlob) is written the same way
+// just before it, so that a part in place has its index beside it.
 func (s *Store) WritePart(p Part) error {
 	what := fmt.Sprintf("write part %d of checkpoint %d", p.Process, p.Checkpoint)
-	b, err := EncodePart(p)
+	b, x, err := IndexPart(p)
+	if err != nil {
+		return err
+	}
+	ib, err := EncodeIndex(x)
 	if err != nil {
 		return err
 	}
@@ -94,6 +108,9 @@ func (s *Store) WritePart(p Part) error {
 	}
 	if err := s.fs.SyncDir(s.dir); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", what, err)
+	}
+	if err := s.writeAtomic(dir, indexName(p.Process), ib); err != nil {
+		return fmt.Errorf("checkpoint: %s: index: %w", what, err)
 	}
 	if err := s.writeAtomic(dir, partName(p.Process), b); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", what, err)

@@ -102,6 +102,20 @@ type KeyedMover interface {
 	ExtractKeyed(op string, groups int, take func(kg uint32) bool, out []checkpoint.StateBlob) ([]checkpoint.StateBlob, error)
 }
 
+// DeltaMover is a KeyedMover whose key groups can also leave it as deltas
+// on a checkpoint (checkpoint reuse): DeltaKeyed returns what turns base,
+// the key group's blob in a complete checkpoint, into cur, the blob
+// ExtractKeyed returned for it (the keys new or whose value's encoding
+// differs, the keys gone, the watermark); MergeKeyed, on the new owner,
+// turns base and that delta back into a blob with cur's entries (in an
+// order of its own), for RestoreKeyed. Both are functions of their
+// arguments.
+type DeltaMover interface {
+	KeyedMover
+	DeltaKeyed(base, cur []byte) ([]byte, error)
+	MergeKeyed(base, delta []byte) ([]byte, error)
+}
+
 // InstanceSnapshotter is an operator instance with state of its own
 // (EventTime's watermark, an output's records).
 type InstanceSnapshotter interface {

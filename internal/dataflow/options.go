@@ -34,6 +34,14 @@ type JobConfig struct {
 	MeshTLS      *tls.Config
 	MeshTimeout  time.Duration
 	Ckpt         *CkptConfig
+	// NoCheckpointReuse makes rescales hand every key group over whole
+	// (WithoutCheckpointReuse).
+	NoCheckpointReuse bool
+	// AlwaysDeltas makes a rescale hand a key group over as a delta
+	// whenever a checkpoint holds its blob, also when the delta is not
+	// smaller or the new owner runs in the same process; tests set it, so
+	// that every kind of state is merged.
+	AlwaysDeltas bool
 	Backend      state.Backend // nil: keyed state in memory
 	StopOn       <-chan struct{}
 	// LeaveOn, once closed, makes this process ask to leave the job.
@@ -80,6 +88,15 @@ func Workers(n int) JobOption { return func(c *JobConfig) { c.Workers, c.workers
 // groups. An operator's planned instances are the most it can grow to
 // while the job runs.
 func ActiveInstances(n int) JobOption { return func(c *JobConfig) { c.Active, c.activeSet = n, true } }
+
+// WithoutCheckpointReuse makes the live rescales of a job with checkpoints
+// hand every key group's state over whole. By default a key group whose
+// blob the latest complete checkpoint holds travels to a new owner in
+// another process as a delta on it (what changed since), when that is
+// smaller, and the new owner reads the blob from the checkpoint
+// directory. It is a setting of the process that hands the key groups
+// over; a process takes whatever it is sent.
+func WithoutCheckpointReuse() JobOption { return func(c *JobConfig) { c.NoCheckpointReuse = true } }
 
 // BatchInterval sets the wall-clock length of an epoch (default 1 s); it
 // must be positive.

@@ -28,6 +28,7 @@ type coordinator struct {
 	groups      int
 	log         *slog.Logger
 	from        uint64                      // checkpoint restored from (0: none)
+	fromOwn     bool                        // read from store, not another directory
 	records     int64                       // records the sources had read by it, over all processes
 	restored    map[dataflow.BlobKey][]byte // its blobs
 	instances   map[string]int              // per operator with instance blobs: how many instances saved them

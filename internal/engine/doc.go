@@ -6,7 +6,10 @@
 // service, coordinator.go holds what was restored and the two-phase
 // outputs) and owns the checkpoint directory, exchanges summaries,
 // reshapes the running job (rescale.go plans and announces routing
-// changes, handover.go and post.go move key groups' state, leave.go lets
-// a process leave) and stops the job cleanly. Job is what the root
-// package's NewJob returns.
+// changes; handover.go moves key groups' state between instances at
+// epoch boundaries, post.go carries it within and between processes, and
+// reuse.go sends a key group as a delta on its blob in the newest
+// complete checkpoint when that is smaller, merging it back on arrival;
+// leave.go lets a process leave), and stops the job cleanly. Job is what
+// the root package's NewJob returns.
 package engine

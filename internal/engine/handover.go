@@ -33,6 +33,7 @@ type handovers struct {
 	moved atomic.Int64 // bytes of state this process handed over
 	keys  atomic.Int64 // key groups this process handed over
 	live  atomic.Int64 // keyed instances of this process not yet ended
+	reuse reuse        // checkpoint reuse (reuse.go)
 }
 
 func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *handovers {
@@ -108,7 +109,7 @@ func (h *handovers) closeTo(p int) {
 }
 
 // send delivers a parcel to instance k.to, here or on its process.
-func (h *handovers) send(k parcelKey, blobs []checkpoint.StateBlob) error {
+func (h *handovers) send(k parcelKey, blobs []parcelBlob) error {
 	var n int64
 	for _, b := range blobs {
 		n += int64(len(b.Data))
@@ -144,17 +145,20 @@ type handover struct {
 }
 
 func (x *handover) after(m progress.Marker) error {
+	prev := x.epoch
 	x.epoch = uint64(m.Epoch)
-	if err := x.move(m); err != nil || !m.Final {
+	if err := x.move(m, prev); err != nil || !m.Final {
 		return err
 	}
 	return x.h.ended()
 }
 
 // move hands over and takes the key groups whose owner changes after
-// marker m. A final marker moves them too: an instance that retires
-// (its process leaves) may end the epoch of its last handover with it.
-func (x *handover) move(m progress.Marker) error {
+// marker m (prev is the epoch of the marker before, which bounds the
+// checkpoints a delta's base may be). A final marker moves them too: an
+// instance that retires (its process leaves) may end the epoch of its
+// last handover with it.
+func (x *handover) move(m progress.Marker, prev uint64) error {
 	// Entering the next epoch here too makes a table announced too late
 	// for this instance refused, also on a process without senders.
 	next := x.sched.Enter(uint64(m.Epoch) + 1)
@@ -188,8 +192,12 @@ func (x *handover) move(m progress.Marker) error {
 				return err
 			}
 		}
-		by := map[int][]checkpoint.StateBlob{}
-		for _, b := range blobs {
+		parcels, err := x.deltas(blobs, prev, par, next)
+		if err != nil {
+			return err
+		}
+		by := map[int][]parcelBlob{}
+		for _, b := range parcels {
 			to := next.Owner(partition.KeyGroup(b.KeyGroup))
 			by[to] = append(by[to], b)
 		}
@@ -209,8 +217,12 @@ func (x *handover) move(m progress.Marker) error {
 			// The job stops: end here, without the key groups' state.
 			return fmt.Errorf("weir: %s#%d: stopped while taking key groups from instance %d", x.task, x.inst, from)
 		}
+		whole, err := x.merged(from, blobs)
+		if err != nil {
+			return err
+		}
 		byOp := map[string][][]byte{}
-		for _, b := range blobs {
+		for _, b := range whole {
 			byOp[b.Operator] = append(byOp[b.Operator], b.Data)
 		}
 		for _, s := range x.movers {

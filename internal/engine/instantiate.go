@@ -35,6 +35,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	}
 	j.mu.Lock()
 	j.handovers = newHandovers(rt, net, pl)
+	j.handovers.reuse.ckpt, j.handovers.reuse.off, j.handovers.reuse.always = j.coord, j.Cfg.NoCheckpointReuse, j.Cfg.AlwaysDeltas
 	j.mu.Unlock()
 	for _, e := range p.Edges {
 		if e.Exchange == plan.KeyGroup {

@@ -29,10 +29,20 @@ type parcelKey struct {
 // parcel is what arrived for a key: the blobs, complete once the sender
 // said it sent all of them.
 type parcel struct {
-	blobs    []checkpoint.StateBlob
+	blobs    []parcelBlob
 	complete bool
 	// pieces of blobs still arriving from another process, by blob
-	pending map[blobID]*checkpoint.StateBlob
+	pending map[blobID]*parcelBlob
+}
+
+// parcelBlob is one operator's state of one key group in a parcel: the
+// blob a checkpoint would hold or, if Base is set, a delta on the key
+// group's blob in complete checkpoint Base, whose CRC-32C is BaseCRC
+// (checkpoint reuse, reuse.go).
+type parcelBlob struct {
+	checkpoint.StateBlob
+	Base    uint64
+	BaseCRC uint32
 }
 
 type blobID struct {
@@ -62,7 +72,7 @@ func (po *postOffice) get(k parcelKey) *parcel {
 }
 
 // deliver hands a whole parcel over, from an instance of this process.
-func (po *postOffice) deliver(k parcelKey, blobs []checkpoint.StateBlob) {
+func (po *postOffice) deliver(k parcelKey, blobs []parcelBlob) {
 	po.mu.Lock()
 	p := po.get(k)
 	p.blobs, p.complete = append(p.blobs, blobs...), true
@@ -73,7 +83,7 @@ func (po *postOffice) deliver(k parcelKey, blobs []checkpoint.StateBlob) {
 
 // take waits until the parcel k has arrived and returns its blobs, or
 // returns nil and false once done closes.
-func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]checkpoint.StateBlob, bool) {
+func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]parcelBlob, bool) {
 	for {
 		po.mu.Lock()
 		if p := po.parcels[k]; p != nil && p.complete {
@@ -95,7 +105,8 @@ func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]checkpoint.Stat
 // a parcel with its count of blobs.
 //
 //	kind (1 piece, 2 end), task, par, epoch, from, to,
-//	piece: operator, key group, blob length, offset, bytes to the end
+//	piece: operator, key group, base checkpoint (0: whole), base CRC,
+//	       blob length, offset, bytes to the end
 //	end: number of blobs
 const (
 	msgPiece = 1
@@ -122,7 +133,7 @@ func appendHeader(b []byte, kind byte, k parcelKey) []byte {
 }
 
 // ship sends a parcel to another process over s, in pieces.
-func ship(s transport.Sender, k parcelKey, blobs []checkpoint.StateBlob) (int64, error) {
+func ship(s transport.Sender, k parcelKey, blobs []parcelBlob) (int64, error) {
 	var sent int64
 	for _, bl := range blobs {
 		for off := 0; off == 0 || off < len(bl.Data); off += maxPiece {
@@ -130,6 +141,8 @@ func ship(s transport.Sender, k parcelKey, blobs []checkpoint.StateBlob) (int64,
 			b := appendHeader(s.Buffer(), msgPiece, k)
 			b = appendString(b, bl.Operator)
 			b = binary.AppendUvarint(b, uint64(bl.KeyGroup))
+			b = binary.AppendUvarint(b, bl.Base)
+			b = binary.AppendUvarint(b, uint64(bl.BaseCRC))
 			b = binary.AppendUvarint(b, uint64(len(bl.Data)))
 			b = binary.AppendUvarint(b, uint64(off))
 			b = append(b, bl.Data[off:end]...)
@@ -182,19 +195,21 @@ func (po *postOffice) receive(from int, msg []byte) error {
 	case msgPiece:
 		id := blobID{op: str()}
 		id.kg = uint32(d.Int(1 << 32))
+		base, crc := d.Uvarint(), uint32(d.Int(1<<32))
 		total, off := d.Int(maxBlob), d.Uvarint()
 		if d.Err != nil || off+uint64(len(d.B)) > uint64(total) {
 			return fmt.Errorf("weir: a key-group handover from process %d: a corrupt piece", from)
 		}
 		if p.pending == nil {
-			p.pending = map[blobID]*checkpoint.StateBlob{}
+			p.pending = map[blobID]*parcelBlob{}
 		}
 		bl := p.pending[id]
 		if bl == nil {
-			bl = &checkpoint.StateBlob{Operator: id.op, KeyGroup: id.kg, Data: make([]byte, 0, total)}
+			bl = &parcelBlob{StateBlob: checkpoint.StateBlob{Operator: id.op, KeyGroup: id.kg, Data: make([]byte, 0, total)},
+				Base: base, BaseCRC: crc}
 			p.pending[id] = bl
 		}
-		if uint64(len(bl.Data)) != off {
+		if uint64(len(bl.Data)) != off || bl.Base != base || bl.BaseCRC != crc {
 			return fmt.Errorf("weir: a key-group handover from process %d: key group %d of %s out of order", from, id.kg, id.op)
 		}
 		bl.Data = append(bl.Data, d.B...)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -18,14 +19,15 @@ func (c *capture) Send(p []byte) error {
 }
 
 // A parcel shipped in pieces to another process arrives whole, blob by
-// blob, and only once its end has arrived; a message cut short or out of
-// order is an error, not a panic.
+// blob, with whether each is a delta and on which checkpoint, and only
+// once its end has arrived; a message cut short or out of order is an
+// error, not a panic.
 func TestShipReceive(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789"), maxPiece/10*2+7) // three pieces
-	blobs := []checkpoint.StateBlob{
-		{Operator: "window", KeyGroup: 3, Data: []byte("small")},
-		{Operator: "window", KeyGroup: 9, Data: big},
-		{Operator: "process", KeyGroup: 3, Data: nil},
+	blobs := []parcelBlob{
+		{StateBlob: checkpoint.StateBlob{Operator: "window", KeyGroup: 3, Data: []byte("small")}},
+		{StateBlob: checkpoint.StateBlob{Operator: "window", KeyGroup: 9, Data: big}, Base: 1 << 40, BaseCRC: 0xdeadbeef},
+		{StateBlob: checkpoint.StateBlob{Operator: "process", KeyGroup: 3, Data: nil}, Base: 12},
 	}
 	k := parcelKey{task: "window", par: 4, epoch: 17, from: 1, to: 3}
 	var c capture
@@ -54,10 +56,10 @@ func TestShipReceive(t *testing.T) {
 	if !ok {
 		t.Fatal("take: not delivered")
 	}
-	norm := func(bs []checkpoint.StateBlob) map[blobID]string {
+	norm := func(bs []parcelBlob) map[blobID]string {
 		m := map[blobID]string{}
 		for _, b := range bs {
-			m[blobID{b.Operator, b.KeyGroup}] = string(b.Data)
+			m[blobID{b.Operator, b.KeyGroup}] = fmt.Sprintf("%s base %d crc %x", b.Data, b.Base, b.BaseCRC)
 		}
 		return m
 	}
@@ -87,9 +89,21 @@ func TestShipReceive(t *testing.T) {
 	if err := po.receive(0, c.msgs[len(c.msgs)-1]); err == nil {
 		t.Error("an end without its pieces was accepted")
 	}
-	// A piece out of order is refused.
+	// A piece out of order is refused, and so is one of another base.
 	po = newPostOffice()
 	if err := po.receive(0, c.msgs[2]); err == nil {
 		t.Error("the second piece of a blob was accepted first")
+	}
+	var other capture
+	blobs[1].Base++
+	if _, err := ship(&other, k, blobs); err != nil {
+		t.Fatal(err)
+	}
+	po = newPostOffice()
+	if err := po.receive(0, c.msgs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := po.receive(0, other.msgs[2]); err == nil {
+		t.Error("the second piece of a blob on another base was accepted")
 	}
 }

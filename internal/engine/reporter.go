@@ -298,7 +298,7 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.from, c.restored = n, map[dataflow.BlobKey][]byte{}
+	c.from, c.fromOwn, c.restored = n, from == store, map[dataflow.BlobKey][]byte{}
 	c.instances = map[string]int{}
 	for _, p := range parts {
 		if kg := p.Meta["key_groups"]; kg != fmt.Sprint(c.groups) {

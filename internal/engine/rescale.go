@@ -311,14 +311,26 @@ func (j *Job) failRun(err error) {
 
 // RescaleFigures are what the key-group handovers of this process moved
 // so far.
-func (j *Job) RescaleFigures() (bytes, keyGroups int64) {
+type RescaleFigures struct {
+	// Bytes is the state sent, deltas at their size; Whole what the same
+	// state would have taken had every key group gone whole.
+	Bytes, Whole int64
+	KeyGroups    int64
+	// Deltas counts the blobs (an operator's state of a key group) sent
+	// as deltas on a checkpoint, by operator.
+	Deltas map[string]int64
+}
+
+// RescaleFigures returns what the key-group handovers of this process
+// moved so far.
+func (j *Job) RescaleFigures() RescaleFigures {
 	j.mu.Lock()
 	h := j.handovers
 	j.mu.Unlock()
 	if h == nil {
-		return 0, 0
+		return RescaleFigures{}
 	}
-	return h.moved.Load(), h.keys.Load()
+	return RescaleFigures{Bytes: h.moved.Load(), Whole: h.reuse.whole.Load(), KeyGroups: h.keys.Load(), Deltas: h.reuse.sent()}
 }
 
 // CompletedEpoch is the newest epoch this process's terminal tasks have

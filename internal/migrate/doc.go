@@ -11,7 +11,8 @@
 // with the strategies of Megaphone: AllAtOnce (one step), Fluid (one key
 // group per step) and Batched (the default: each step a matching). Reuse
 // says, for each move, whether the latest complete checkpoint lets the old
-// owner ship only what changed since.
+// owner ship only what changed since (the live rescale asks it for each
+// operator's key groups at each step).
 //
 // Invariants of a plan from old to new (same key-group count):
 //   - every key group whose owner differs moves exactly once, from its old

@@ -35,8 +35,9 @@ type Shipped struct {
 
 // Reuse says what to ship for each move (Madsen and Zhou's checkpoint
 // reuse): only the delta when the key group has a blob in the latest
-// complete checkpoint, the destination can read that blob (canRead, which
-// depends on where checkpoints are stored) and the delta is smaller than
+// complete checkpoint, the destination can read that blob and gains by
+// it (canRead: it depends on where checkpoints are stored, and on whether
+// the state would cross a network at all) and the delta is smaller than
 // the whole state; the whole state otherwise. state is indexed by key
 // group.
 func Reuse(moves []Move, state []GroupState, canRead func(to int, kg partition.KeyGroup) bool) ([]Shipment, Shipped, error) {
