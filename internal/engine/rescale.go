@@ -12,6 +12,7 @@ import (
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/routing"
+	"github.com/weirstream/weir/internal/runtime"
 )
 
 // Rescale asks a running job to move its keyed operators' key groups
@@ -34,6 +35,9 @@ type Migration struct {
 	// Moves is the key groups that change owner, summed over the keyed
 	// operators' groups.
 	Moves int
+	// Sources are the sources whose shares move at First; Kept says of
+	// the others why they stay as they are ("name: why").
+	Sources, Kept []string
 }
 
 // rescaleState is the job's side of reconfigurations: the ones this
@@ -82,61 +86,137 @@ const maxAnnounce = 1 << 20
 func routingName(par int) string { return "keyed/" + strconv.Itoa(par) }
 
 // Rescale puts a reconfiguration in force from an epoch far enough ahead
-// for every process to hear of it, and announces it to the others.
+// for every process to hear of it, and announces it to the others: the
+// keyed operators' key groups move in steps from that epoch, and the
+// movable sources' shares move onto their first instances at it.
 func (j *Job) Rescale(r Rescale) (Migration, error) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
-	j.mu.Lock()
-	rt, running := j.rt, j.statsReady
-	j.mu.Unlock()
-	if rt == nil || !running {
-		return Migration{}, errors.New("weir: rescale: the job is not running")
-	}
-	if err := j.canRescale(); err != nil {
+	rt, err := j.reconfigurable()
+	if err != nil {
 		return Migration{}, err
 	}
 	if len(j.rescale.unmovable) > 0 {
 		return Migration{}, fmt.Errorf("weir: rescale: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
 	scheds := j.keyedSchedules()
-	if len(scheds) == 0 {
-		return Migration{}, errors.New("weir: rescale: the job has no keyed operators")
+	srcs := j.splits.sources
+	if len(scheds) == 0 && len(srcs) == 0 {
+		return Migration{}, errors.New("weir: rescale: the job has neither keyed operators nor sources whose shares can move")
 	}
 	if r.Instances < 1 {
 		return Migration{}, fmt.Errorf("weir: rescale to %d instances: must be at least 1", r.Instances)
 	}
-	most := 0
+	most, what := 0, "keyed operators"
 	for par := range scheds {
 		most = max(most, par)
 	}
-	if r.Instances > most {
-		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, most)
+	if len(scheds) == 0 {
+		for _, src := range srcs {
+			most, what = max(most, src.par), "sources"
+		}
 	}
+	if r.Instances > most {
+		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the %s run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, what, most)
+	}
+	from, err := j.firstFree(rt)
+	if err != nil {
+		return Migration{}, err
+	}
+	kp, mg, announce, err := j.planKeyed(scheds, from, r)
+	if err != nil {
+		return Migration{}, err
+	}
+	sp, kept, shareAnn, err := j.planShares(from, func(_ string, par int) []int { return firstN(min(r.Instances, par)) }, false)
+	if err != nil {
+		return Migration{}, err
+	}
+	announce = append(announce, shareAnn...)
+	if size := announceSize(announce); size > maxAnnounce {
+		return Migration{}, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
+	}
+	for _, p := range kp {
+		for i, st := range p.steps {
+			if err := p.s.Add(st.Table); err != nil {
+				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
+			}
+		}
+	}
+	if err := addShares(sp); err != nil {
+		return Migration{}, fmt.Errorf("weir: rescale: %w", err)
+	}
+	for _, p := range sp {
+		mg.Sources = append(mg.Sources, p.src.name)
+		if mg.Steps == 0 {
+			mg.First = from
+		}
+		mg.Last, mg.Steps = max(mg.Last, from), max(mg.Steps, 1)
+	}
+	mg.Kept = kept
+	j.rescale.announced, j.rescale.last = announce, mg.Last
+	j.kickSummaries()
+	return mg, nil
+}
+
+// reconfigurable returns the running job's runtime, or why its routing
+// cannot change.
+func (j *Job) reconfigurable() (*runtime.Runtime, error) {
+	j.mu.Lock()
+	rt, running := j.rt, j.statsReady
+	j.mu.Unlock()
+	if rt == nil || !running {
+		return nil, errors.New("weir: rescale: the job is not running")
+	}
+	return rt, j.canRescale()
+}
+
+// firstFree is the first epoch a reconfiguration asked for now can take
+// force at: past every epoch a sender, receiver or source instance of
+// this process has entered, the clock's and the last one completed, by a
+// lead for the announcement to reach every process (2 epochs in one
+// process, in a job of several at least 1.5 s of epochs: the summaries
+// go out a few times a second). It refuses while the last one is under
+// way.
+func (j *Job) firstFree(rt *runtime.Runtime) (uint64, error) {
 	lead := uint64(2)
 	if j.Processes() > 1 {
-		// The summaries carry the announcement, a few times a second.
 		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
 	}
 	e := j.rescale.completed.Load()
 	if j.Cfg.EpochRecords == 0 {
 		e = max(e, uint64(rt.WallEpoch()))
 	}
-	for _, s := range scheds {
+	all := []*routing.Schedule{}
+	for _, s := range j.keyedSchedules() {
+		all = append(all, s)
+	}
+	for _, src := range j.splits.sources {
+		all = append(all, src.sched)
+	}
+	from := e
+	for _, s := range all {
 		if last := s.Last().From; last > max(e, s.Reached()) {
-			return Migration{}, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
+			return 0, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
 		}
+		from = max(from, s.Reached())
 	}
-	// Plan every group first: a refusal adds nothing anywhere.
-	type planned struct {
-		s     *routing.Schedule
-		steps []migrate.Step
-	}
-	var plans []planned
+	return from + lead, nil
+}
+
+// plannedSteps are the steps planned for one keyed schedule.
+type plannedSteps struct {
+	s     *routing.Schedule
+	steps []migrate.Step
+}
+
+// planKeyed plans the steps of every keyed group from epoch from, before
+// any table is added, so that a refusal adds nothing anywhere, and
+// returns them with their figures and announcements.
+func (j *Job) planKeyed(scheds map[int]*routing.Schedule, from uint64, r Rescale) ([]plannedSteps, Migration, [][]byte, error) {
+	var plans []plannedSteps
 	var mg Migration
 	var announce [][]byte
-	size := 0
 	for par, s := range scheds {
-		from := max(e, s.Reached()) + lead
 		old := s.At(from - 1)
 		// A group of fewer instances spreads over all of them.
 		target := partition.Contiguous(j.Cfg.KeyGroups, min(r.Instances, par))
@@ -146,19 +226,18 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 		}
 		want, err := partition.NewTable(from, par, owner)
 		if err != nil {
-			return Migration{}, err
+			return nil, mg, nil, err
 		}
 		steps, err := migrate.Plan(old, want, r.Strategy, migrate.Options{Gap: r.Gap, PerPair: r.PerPair, MaxPerStep: r.MaxPerStep})
 		if err != nil {
-			return Migration{}, fmt.Errorf("weir: rescale: %w", err)
+			return nil, mg, nil, fmt.Errorf("weir: rescale: %w", err)
 		}
-		plans = append(plans, planned{s, steps})
+		plans = append(plans, plannedSteps{s, steps})
 		for i, st := range steps {
 			b, err := migrate.Encode(migrate.Reconfig{Operator: routingName(par), Table: st.Table})
 			if err != nil {
-				return Migration{}, err
+				return nil, mg, nil, err
 			}
-			size += len(b)
 			announce = append(announce, b)
 			mg.Moves += len(st.Moves)
 			if mg.Steps == 0 || st.Table.From < mg.First {
@@ -168,19 +247,15 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			mg.Steps = max(mg.Steps, i+1)
 		}
 	}
-	if size > maxAnnounce {
-		return Migration{}, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
+	return plans, mg, announce, nil
+}
+
+func announceSize(recs [][]byte) int {
+	n := 0
+	for _, b := range recs {
+		n += len(b)
 	}
-	for _, p := range plans {
-		for i, st := range p.steps {
-			if err := p.s.Add(st.Table); err != nil {
-				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
-			}
-		}
-	}
-	j.rescale.announced, j.rescale.last = announce, mg.Last
-	j.kickSummaries()
-	return mg, nil
+	return n
 }
 
 // canRescale refuses the jobs whose keyed routing cannot change while
@@ -223,6 +298,9 @@ func (j *Job) heard(from int, recs [][]byte) {
 }
 
 func (j *Job) applyReconfig(rc migrate.Reconfig) error {
+	if name, ok := strings.CutPrefix(rc.Operator, "source/"); ok {
+		return j.applyShares(name, rc.Table)
+	}
 	par, ok := strings.CutPrefix(rc.Operator, "keyed/")
 	p, err := strconv.Atoi(par)
 	if !ok || err != nil || p < 1 {
