@@ -100,7 +100,12 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 		return Migration{}, fmt.Errorf("weir: rescale: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
 	scheds := j.keyedSchedules()
-	srcs := j.splits.sources
+	srcs := map[string]*shareSource{}
+	for name, src := range j.splits.sources {
+		if src.canMove() {
+			srcs[name] = src
+		}
+	}
 	if len(scheds) == 0 && len(srcs) == 0 {
 		return Migration{}, errors.New("weir: rescale: the job has neither keyed operators nor sources whose shares can move")
 	}
