@@ -224,7 +224,9 @@ func (r *seekOnly) Read() ([]rec, error) {
 
 func (r *seekOnly) Close() error { return nil }
 
-func (r *seekOnly) Position(used int) ([]byte, error) { return strconv.AppendInt(nil, int64(r.next), 10), nil }
+func (r *seekOnly) Position(used int) ([]byte, error) {
+	return strconv.AppendInt(nil, int64(r.next), 10), nil
+}
 
 func (r *seekOnly) Seek(pos []byte) error {
 	n, err := strconv.Atoi(string(pos))
