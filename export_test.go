@@ -15,3 +15,14 @@ func WithNetwork(n transport.Network) JobOption { return dataflow.WithNetwork(n)
 func WithClock(f func() time.Time) JobOption {
 	return func(c *dataflow.JobConfig) { c.Clock = f }
 }
+
+// MoveSplits moves the shares of source name while j runs: from the epoch
+// of the returned migration, instance readers[i] reads share i of
+// len(readers).
+func MoveSplits(j *Job, name string, readers []int) (*Migration, error) {
+	e, err := j.e.MoveSplits(name, readers)
+	if err != nil {
+		return nil, err
+	}
+	return &Migration{First: e, Last: e, Steps: 1, Sources: []string{name}, job: j.e}, nil
+}

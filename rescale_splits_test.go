@@ -133,6 +133,33 @@ func sourceReads(st weir.JobStats, op string, self int) map[int]int64 {
 	return out
 }
 
+// checkReads checks what par source instances read before and after a
+// move from the first active to readers: every record is read by one
+// instance, the instances without a share read nothing after the move
+// and none before it, and if the move came before half the input was
+// read, the readers read after it.
+func checkReads(t *testing.T, before, after map[int]int64, par, active int, readers []int, total int) {
+	t.Helper()
+	var sum, early, late int64
+	for i := range par {
+		sum += after[i]
+		early += before[i]
+		late += after[i] - before[i]
+		if !slices.Contains(readers, i) && after[i] != before[i] {
+			t.Errorf("instance %d read %d records after the move; it has no share", i, after[i]-before[i])
+		}
+		if i >= active && !slices.Contains(readers, i) && after[i] != 0 {
+			t.Errorf("instance %d read %d records; it never had a share", i, after[i])
+		}
+	}
+	if sum != int64(total) {
+		t.Errorf("the source instances read %d records; want %d", sum, total)
+	}
+	if early < int64(total)/2 && late == 0 {
+		t.Errorf("no instance read after the move, with %d of %d records left", int64(total)-early, total)
+	}
+}
+
 // waitRecords waits until j's sources have read n records, or fails.
 func waitRecords(t *testing.T, j *weir.Job, n int64, done <-chan error) {
 	t.Helper()
@@ -177,15 +204,7 @@ func TestSplitsMove(t *testing.T) {
 				if err := <-done; err != nil {
 					t.Fatal(err)
 				}
-				after := sourceReads(j.Stats(), "src", 0)
-				for i := range 4 {
-					switch {
-					case i >= c.to && after[i] != before[i]:
-						t.Errorf("instance %d read %d records after the move; it has no share", i, after[i]-before[i])
-					case i < c.to && after[i] == 0:
-						t.Errorf("instance %d read nothing; it has a share", i)
-					}
-				}
+				checkReads(t, before, sourceReads(j.Stats(), "src", 0), 4, c.from, firstN(c.to), len(in.recs))
 				if got := j.Metrics().Records; got != int64(len(in.recs)) {
 					t.Errorf("%d records read; want %d", got, len(in.recs))
 				}
