@@ -108,6 +108,16 @@ func (j *Job) checkpointShares(x *shareTask, inst, par int, snaps []dataflow.Sna
 			if err := x.st.SeekSplits(j.coord.allInstances(op)); err != nil {
 				return fmt.Errorf("resuming at checkpoint %d, taken with %d shares: %w", j.coord.from, old, err)
 			}
+			// The instance reads other records than it did: its
+			// EventTime resumes at the lowest watermark, as at another
+			// parallelism.
+			for _, w := range x.wms {
+				if m, ok := w.w.(dataflow.InstanceMerger); ok {
+					if err := m.RestoreInstances(j.coord.allInstances(w.op)); err != nil {
+						return fmt.Errorf("%s: restoring checkpoint %d: %w", w.op, j.coord.from, err)
+					}
+				}
+			}
 		case old > 0:
 			pos, _ := j.coord.restoredInstance(op, x.share)
 			if err := x.st.Seek(pos); err != nil {
