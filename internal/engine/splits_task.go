@@ -152,8 +152,12 @@ func (x *shareTask) Mark(m progress.Marker) error {
 		return x.s.ended()
 	}
 	e := uint64(m.Epoch)
-	x.src.sched.Enter(e + 1)
-	for _, t := range x.src.sched.Tables(x.in)[1:] {
+	sched := x.src.sched
+	if sched.Enter(e+1) == x.cur {
+		// No change up to the next epoch (the common case).
+		return x.pass(m, nil)
+	}
+	for _, t := range sched.Tables(x.in)[1:] {
 		if t.From > e+1 {
 			break
 		}
