@@ -2,7 +2,6 @@ package weir_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,17 +34,7 @@ func readAll[T any](t *testing.T, in weir.Input[T]) []T {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var out []T
-	for {
-		b, err := r.Read()
-		out = append(out, b...)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	return seekRead(t, r)
 }
 
 // splitsInputs are n records of a slice, of a CSV file and of the YSB
