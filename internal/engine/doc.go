@@ -5,6 +5,9 @@
 // state, ckptservice.go runs internal/coord's state machine as a runtime
 // service, coordinator.go holds what was restored and the two-phase
 // outputs) and owns the checkpoint directory, exchanges summaries,
-// and stops the job cleanly. Job is what the root package's NewJob
-// returns.
+// and stops the job cleanly. While the job runs it rescales it: key
+// groups move between the keyed instances with their state (rescale.go,
+// handover.go, post.go), and the sources' shares between their
+// instances with their readers' positions (splits*.go). Job is what the
+// root package's NewJob returns.
 package engine
