@@ -225,9 +225,8 @@ func (x *shareTask) move(next *partition.Table) error {
 		}
 		x.file(shareNote{pos: pos})
 	}
-	if old.Equal(next) || (mine == x.share && mine >= 0 && old.Groups() == next.Groups() && !x.eof) {
-		x.share = mine // the same reader goes on
-		return nil
+	if mine == x.share && mine >= 0 && old.Groups() == next.Groups() && !x.eof {
+		return nil // the same reader goes on
 	}
 	x.share, x.eof = mine, false
 	if mine < 0 {
