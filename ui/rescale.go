@@ -33,6 +33,10 @@ type RescaleAnswer struct {
 	Last  uint64 `json:"last"`
 	Steps int    `json:"steps"`
 	Moves int    `json:"moves"`
+	// Sources are the sources whose shares move at First; KeptSources
+	// the others, each with why it keeps its shares.
+	Sources     []string `json:"sources,omitempty"`
+	KeptSources []string `json:"kept_sources,omitempty"`
 }
 
 // maxRescaleBody bounds the body of POST /rescale.
@@ -72,7 +76,7 @@ func postRescale(w http.ResponseWriter, r *http.Request, job Source) {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	writeJSON(w, RescaleAnswer{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves})
+	writeJSON(w, RescaleAnswer{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Sources: m.Sources, KeptSources: m.KeptSources})
 }
 
 // readRescale decodes and checks a RescaleRequest, and returns the
