@@ -267,3 +267,42 @@ func TestSplitsKeptNotRescalable(t *testing.T) {
 	}
 	checkCounts(t, out.Records(), plainCounts(in))
 }
+
+// Moves of a source's shares that cannot work are refused when they are
+// asked for, with an error that says why, and the job runs on unharmed.
+func TestSplitsRefused(t *testing.T) {
+	in := rescaleInput(6000)
+	for _, c := range []struct {
+		name    string
+		opts    []weir.JobOption
+		input   weir.Input[rec]
+		source  string
+		readers []int
+		words   []string
+	}{
+		{"not Rescalable", nil, notRescalable{in}, "src", []int{0}, []string{"source src", "Rescalable"}},
+		{"count-based epochs", []weir.JobOption{weir.EpochRecords(200)}, notRescalable{in}, "src", []int{0}, []string{"source src", "count-based epochs"}},
+		{"an instance twice", nil, weir.SliceSource[rec]{Records: in, BatchSize: 16}, "src", []int{1, 1}, []string{"instance 1", "two shares"}},
+		{"no such instance", nil, weir.SliceSource[rec]{Records: in, BatchSize: 16}, "src", []int{0, 4}, []string{"no instance 4"}},
+		{"no such source", nil, weir.SliceSource[rec]{Records: in, BatchSize: 16}, "other", []int{0}, []string{"no source other"}},
+		{"no reader", nil, weir.SliceSource[rec]{Records: in, BatchSize: 16}, "src", nil, []string{"no instance to read"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := weir.NewJob("refuse-splits", append([]weir.JobOption{weir.Workers(4), weir.BatchInterval(20 * time.Millisecond)}, c.opts...)...)
+			src := c.input
+			if s, ok := src.(weir.SliceSource[rec]); ok {
+				src = weir.Paced[rec](s, 8000)
+			}
+			out := splitsCounts(weir.Source(j, "src", src))
+			done := make(chan error, 1)
+			go func() { done <- j.Run(context.Background()) }()
+			waitRecords(t, j, 100, done)
+			_, err := weir.MoveSplits(j, c.source, c.readers)
+			if err := <-done; err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			wantRefusal(t, err, c.words...)
+			checkCounts(t, out.Records(), plainCounts(in))
+		})
+	}
+}
