@@ -2,6 +2,7 @@ package weir_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -143,4 +144,77 @@ func firstN(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// A job of two processes whose sources moved from 4 shares to 2 (onto
+// process 0) stops cleanly at a checkpoint after the move and resumes
+// from it with the shares it recorded: process 1's instances read
+// nothing, and the counts are the plain loop's.
+func TestSplitsStopProcesses(t *testing.T) {
+	in := splitsInputs(t, 8000)[0]
+	dir := t.TempDir()
+	run := func(move bool) ([]*weir.Job, []error, []weir.WindowResult[string, int64]) {
+		nets := transport.NewLocal(2)
+		jobs := make([]*weir.Job, 2)
+		errs := make([]error, 2)
+		var out *weir.Collect[weir.WindowResult[string, int64]]
+		var completed atomic.Uint64
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var wg sync.WaitGroup
+		for i := range jobs {
+			jobs[i] = weir.NewJob("splits-stop", weir.Workers(2), weir.BatchInterval(20*time.Millisecond),
+				weir.Checkpoints(dir, 5, 3), weir.WithNetwork(nets[i]), weir.OnEpoch(func(s weir.EpochStats) {
+					if i == 0 && !s.Final {
+						completed.Store(s.Epoch)
+					}
+				}))
+			if o := splitsCounts(in.source(jobs[i], 2500)); i == 0 {
+				out = o
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = jobs[i].Run(ctx) }()
+		}
+		if move {
+			for jobs[0].Metrics().Records < int64(len(in.recs)/6) && ctx.Err() == nil {
+				time.Sleep(5 * time.Millisecond)
+			}
+			m, err := jobs[1].Rescale(2, weir.WithStrategy(weir.AllAtOnce))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Well past the move, so that the checkpoint the job stops at
+			// follows it.
+			for completed.Load() < m.Last+10 && ctx.Err() == nil {
+				time.Sleep(2 * time.Millisecond)
+			}
+			jobs[0].Stop()
+		}
+		wg.Wait()
+		return jobs, errs, out.Records()
+	}
+	jobs, errs, _ := run(true)
+	for i, err := range errs {
+		if !errors.Is(err, weir.ErrStopped) {
+			t.Fatalf("process %d: %v; want ErrStopped", i, err)
+		}
+	}
+	at := jobs[0].Metrics().StoppedAt
+	jobs, errs, got := run(false)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("resumed run: process %d: %v", i, err)
+		}
+	}
+	if from := jobs[0].Metrics().RestoredFrom; from != at {
+		t.Errorf("resumed from checkpoint %d; the job stopped at %d", from, at)
+	}
+	if n := jobs[0].Metrics().Records; n != int64(len(in.recs)) {
+		t.Errorf("%d records read, before the checkpoint and after; want %d", n, len(in.recs))
+	}
+	reads := sourceReads(jobs[1].Stats(), "src", 1)
+	if reads[2]+reads[3] != 0 {
+		t.Errorf("process 1's instances read %d and %d records; the checkpoint has 2 shares, on process 0", reads[2], reads[3])
+	}
+	checkCounts(t, got, plainCounts(in.recs))
 }
