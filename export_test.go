@@ -25,3 +25,14 @@ func AlwaysDeltas() JobOption {
 
 // DeltasSent is the blobs this process handed over as deltas, by operator.
 func DeltasSent(j *Job) map[string]int64 { return j.e.RescaleFigures().Deltas }
+
+// MoveSplits moves the shares of source name while j runs: from the epoch
+// of the returned migration, instance readers[i] reads share i of
+// len(readers).
+func MoveSplits(j *Job, name string, readers []int) (*Migration, error) {
+	e, err := j.e.MoveSplits(name, readers)
+	if err != nil {
+		return nil, err
+	}
+	return &Migration{First: e, Last: e, Steps: 1, Sources: []string{name}, job: j.e}, nil
+}

@@ -105,7 +105,11 @@ type Waiter = dataflow.Waiter
 
 // Rescalable is a Seekable reader that can also resume where a run with a
 // different number of readers stopped, which restoring a checkpoint with
-// another parallelism needs.
+// another parallelism needs, and moving a running source's shares to
+// other instances (Job.Rescale): there the positions are those of the
+// readers that read until the move, its Position is asked for at every
+// move whether or not the job takes checkpoints, and a reader just
+// resumed may be asked for its position before its first Read.
 type Rescalable = dataflow.Rescalable
 
 // Codec encodes records of type T in batches, for a distributed job whose

@@ -168,8 +168,6 @@ func TestLeaveRefused(t *testing.T) {
 	for i := range 2 {
 		r.jobs[i] = weir.NewJob("leave-refused", weir.Workers(2), weir.BatchInterval(20*time.Millisecond), weir.WithNetwork(nets[i]))
 		r.outs[i] = rescaleOpsAt(r.jobs[i], in, 2000, nil)
-		// A second source, read on every instance, process 1's too.
-		weir.Sink(weir.Source(r.jobs[i], "everywhere", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 2000)), &weir.Collect[rec]{})
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
@@ -180,7 +178,7 @@ func TestLeaveRefused(t *testing.T) {
 	for _, c := range []struct {
 		p    int
 		want string
-	}{{2, "there is no process 2"}, {-1, "there is no process -1"}, {0, "process 0 runs"}, {1, "reads source everywhere"}} {
+	}{{2, "there is no process 2"}, {-1, "there is no process -1"}, {0, "process 0 runs"}} {
 		if _, err := r.jobs[1].Leave(c.p); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Leave(%d) = %v; want an error saying %q", c.p, err, c.want)
 		}
@@ -198,4 +196,75 @@ func TestLeaveRefused(t *testing.T) {
 	if _, err := one.Leave(1); err == nil {
 		t.Error("Leave on a job that does not run was not refused")
 	}
+}
+
+// A process that reads shares of a source leaves: they move to the
+// instances that stay, which read on from where it stopped, and every
+// record is counted once.
+func TestLeaveWithSources(t *testing.T) {
+	const n = 9000
+	in := make([]string, n)
+	for i := range in {
+		in[i] = fmt.Sprintf("w%d", i%97)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nets := transport.NewLocal(3)
+	jobs := make([]*weir.Job, 3)
+	outs := make([]*weir.Collect[wordCount], 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		jobs[i] = weir.NewJob("leave-sources", weir.Workers(2), weir.BatchInterval(20*time.Millisecond), weir.WithNetwork(nets[i]))
+		// Read on all 6 instances, 2500 records a second in all.
+		s := weir.Source(jobs[i], "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 2500))
+		c := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
+			*st++
+			return append(out, wordCount{k, *st})
+		}, weir.Name("count"))
+		outs[i] = &weir.Collect[wordCount]{}
+		weir.Sink(c, outs[i], weir.Name("out"), weir.Parallelism(1))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = jobs[i].Run(ctx)
+		}()
+	}
+	for jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	m, err := jobs[0].Leave(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Sources) != 1 {
+		t.Errorf("the leave moves the shares of %v; want those of words", m.Sources)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+	}
+	last := map[string]int{}
+	for _, w := range outs[0].Records() {
+		last[w.Key] = max(last[w.Key], w.N)
+	}
+	want := map[string]int{}
+	for _, w := range in {
+		want[w]++
+	}
+	for k, c := range want {
+		if last[k] != c {
+			t.Errorf("%s counted %d, want %d", k, last[k], c)
+		}
+	}
+	if got := len(outs[0].Records()); got != n {
+		t.Errorf("%d counts out, want one per record, %d", got, n)
+	}
+}
+
+type wordCount struct {
+	Key string
+	N   int
 }

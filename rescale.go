@@ -30,7 +30,11 @@ func ParseRescaleStrategy(name string) (RescaleStrategy, error) { return migrate
 // ActiveInstances makes the keyed operators start with their key groups
 // over their first n instances only; the others own nothing until
 // Job.Rescale gives them key groups. An operator's planned instances are
-// the most a rescale can spread it over.
+// the most a rescale can spread it over. The sources whose shares can
+// move (in a job with time-based epochs, not ordered, whose source runs
+// an instance on every process) likewise start reading on their first n
+// instances, their input split into n shares; the others read nothing
+// until a rescale gives them a share.
 func ActiveInstances(n int) JobOption { return dataflow.ActiveInstances(n) }
 
 // WithoutCheckpointReuse makes the rescales of a job with checkpoints hand
@@ -71,7 +75,13 @@ type Migration struct {
 	// Leave, for a process that leaves (Job.Leave), is the first epoch
 	// it takes no part in.
 	Leave uint64
-	job   *engine.Job
+	// Sources are the sources whose shares move to the first instances
+	// at First; KeptSources names the others with why they read on as
+	// they did (a reader that cannot resume other readers' records, that
+	// is not weir.Rescalable; count-based epochs, under which an instance
+	// that reads nothing would end no epoch).
+	Sources, KeptSources []string
+	job                  *engine.Job
 }
 
 // Rescale spreads the key groups of the job's keyed operators over
@@ -79,7 +89,13 @@ type Migration struct {
 // epoch boundary the old owners hand the moving key groups' state
 // (windows, joins, process state and timers) to the new ones, which hold
 // the records of those key groups until it has arrived; nothing else
-// waits. In a job of several processes, any process may be asked; it
+// waits. At the first step's boundary the sources' input is split anew
+// over their first instances instances: the instances that read until
+// then hand over their readers' positions, and the new readers resume
+// what they left (weir.Rescalable), so every record is still read once;
+// the other instances read nothing and stay idle. Sources whose readers
+// cannot resume others' records read on as they did
+// (Migration.KeptSources). In a job of several processes, any process may be asked; it
 // announces the rescale to the others, which apply it at the same
 // epochs. Rescale returns once the rescale is announced; Migration.Wait
 // waits for its last step.
@@ -92,7 +108,7 @@ func (j *Job) Rescale(instances int, opts ...RescaleOption) (*Migration, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Migration{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, job: j.e}, nil
+	return &Migration{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Sources: m.Sources, KeptSources: m.Kept, job: j.e}, nil
 }
 
 // Wait waits until this process has completed the epoch of the last step,
@@ -133,7 +149,7 @@ func (j *Job) Leave(p int, opts ...RescaleOption) (*Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Migration{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Leave: m.Leave, job: j.e}, nil
+	return &Migration{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Leave: m.Leave, Sources: m.Sources, job: j.e}, nil
 }
 
 // MovedBytes is the bytes of key-group state this process handed over

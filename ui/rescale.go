@@ -43,6 +43,10 @@ type RescaleAnswer struct {
 	// Leave, when a process leaves, is the first epoch it takes no part
 	// in.
 	Leave uint64 `json:"leave,omitempty"`
+	// Sources are the sources whose shares move at First; KeptSources
+	// the others, each with why it keeps its shares.
+	Sources     []string `json:"sources,omitempty"`
+	KeptSources []string `json:"kept_sources,omitempty"`
 }
 
 // maxRescaleBody bounds the body of POST /rescale.
@@ -92,7 +96,7 @@ func postRescale(w http.ResponseWriter, r *http.Request, job Source) {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	writeJSON(w, RescaleAnswer{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Leave: m.Leave})
+	writeJSON(w, RescaleAnswer{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Leave: m.Leave, Sources: m.Sources, KeptSources: m.KeptSources})
 }
 
 // readRescale decodes and checks a RescaleRequest, and returns the

@@ -79,6 +79,12 @@ started with --elastic leaves the same way on SIGTERM to one process.
 			}
 			fmt.Printf("rescale to %d instances (%s) announced: %d key groups move in %d steps, at epochs %d to %d\n",
 				to, strategy, ans.Moves, ans.Steps, ans.First, ans.Last)
+			for _, s := range ans.Sources {
+				fmt.Printf("source %s: its shares move at epoch %d\n", s, ans.First)
+			}
+			for _, s := range ans.KeptSources {
+				fmt.Printf("source %s; it keeps its shares\n", s)
+			}
 			return nil
 		},
 	}

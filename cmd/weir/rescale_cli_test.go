@@ -107,7 +107,7 @@ func waitOwners(t *testing.T, addr, what string, cond func(owners int, records i
 	}
 }
 
-var announced = regexp.MustCompile(`^rescale to (\d+) instances \((\S+)\) announced: (\d+) key groups move in (\d+) steps?, at epochs (\d+) to (\d+)\n$`)
+var announced = regexp.MustCompile(`^rescale to (\d+) instances \((\S+)\) announced: (\d+) key groups move in (\d+) steps?, at epochs (\d+) to (\d+)\n(source \S+: its shares move at epoch \d+\n)*$`)
 
 // moves counts the key groups whose owner differs between the contiguous
 // ranges of 128 key groups over from and over to instances (as

@@ -108,6 +108,9 @@ type TaskCtx struct {
 	// returns what saves its prepared checkpoints.
 	From    uint64
 	Commits func(out TwoPhase, op string, inst int) (any, error)
+	// Share, on a source instance, is the share of its input it reads
+	// first (nil: its own, Instance Inst of Par; Parallelism 0: none).
+	Share *SourceContext
 }
 
 // Saves registers s (a keyed or instance snapshotter) as operator op's

@@ -47,10 +47,14 @@ func (j *Graph) RefuseIdle(c OpConfig, op string) {
 }
 
 // IdleUpstream reports whether the watermark of n's output may leave idle
-// instances out: whether, on some path up from n, the nearest EventTime
-// was given IdleAfter. A sender's own watermark may then be behind the
+// instances out: whether, on some path up from n, an EventTime was given
+// IdleAfter (an EventTime passes on the idleness of its input while it
+// sees no record). A sender's own watermark may then be behind the
 // receiver's, so the senders of a window fed by n must not decide
-// lateness for it (no pre-aggregation).
+// lateness for it (no pre-aggregation). Source instances that read
+// nothing while their shares are elsewhere are idle too, but an instance
+// that takes shares over starts at the watermark of their readers (see
+// internal/engine's moving source splits), so they do not count.
 func IdleUpstream(n *Node) bool {
 	seen := map[*Node]bool{}
 	var up func(n *Node) bool
@@ -59,8 +63,8 @@ func IdleUpstream(n *Node) bool {
 			return false
 		}
 		seen[n] = true
-		if n.Op == eventTimeOp {
-			return n.Idle
+		if n.Op == eventTimeOp && n.Idle {
+			return true
 		}
 		for _, in := range n.Inputs {
 			if up(in.From) {

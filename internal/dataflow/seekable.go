@@ -19,7 +19,11 @@ type Seekable interface {
 
 // Rescalable is a Seekable reader that can also resume where a run with a
 // different number of readers stopped, which restoring a checkpoint with
-// another parallelism needs.
+// another parallelism needs, and moving a running source's shares to
+// other instances (Job.Rescale): there the positions are those of the
+// readers that read until the move, its Position is asked for at every
+// move whether or not the job takes checkpoints, and a reader just
+// resumed may be asked for its position before its first Read.
 type Rescalable interface {
 	Seekable
 	// SeekSplits resumes reading, on a reader just opened with a new

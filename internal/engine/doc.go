@@ -5,11 +5,12 @@
 // state, ckptservice.go runs internal/coord's state machine as a runtime
 // service, coordinator.go holds what was restored and the two-phase
 // outputs) and owns the checkpoint directory, exchanges summaries,
-// reshapes the running job (rescale.go plans and announces routing
-// changes; handover.go moves key groups' state between instances at
-// epoch boundaries, post.go carries it within and between processes, and
-// reuse.go sends a key group as a delta on its blob in the newest
-// complete checkpoint when that is smaller, merging it back on arrival;
-// leave.go lets a process leave), and stops the job cleanly. Job is what
-// the root package's NewJob returns.
+// reshapes the running job: key groups move between the keyed instances
+// with their state (rescale.go plans and announces, handover.go moves,
+// post.go carries it within and between processes, reuse.go sends a key
+// group to another process as a delta on its blob in the newest complete
+// checkpoint when that is smaller), the sources' shares between their
+// instances with their readers' positions (splits*.go), and a process
+// leaves (leave.go); and it stops the job cleanly. Job is what the root
+// package's NewJob returns.
 package engine

@@ -33,9 +33,14 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	if err := j.restoredSchedules(); err != nil {
 		return err
 	}
+	sp, err := j.newSplits(p, rt, net, pl)
+	if err != nil {
+		return err
+	}
 	j.mu.Lock()
 	j.handovers = newHandovers(rt, net, pl)
 	j.handovers.reuse.ckpt, j.handovers.reuse.off, j.handovers.reuse.always = j.coord, j.Cfg.NoCheckpointReuse, j.Cfg.AlwaysDeltas
+	j.splits = sp
 	j.mu.Unlock()
 	for _, e := range p.Edges {
 		if e.Exchange == plan.KeyGroup {
@@ -306,6 +311,9 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 	if err != nil {
 		return err
 	}
+	if src := j.splits.sources[n.Name]; src != nil && n.Kind == plan.Source {
+		return w.startShares(src, ti, t, inst, tc, outs, *snaps)
+	}
 	if n.Kind == plan.Source {
 		st, err := n.NewSource(tc, outs)
 		if err != nil {
@@ -368,8 +376,12 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 	if !ok {
 		return fmt.Errorf("weir: source %s cannot be checkpointed", name)
 	}
-	op := "source:" + name
-	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: s.Position, count: s.Count}}
+	op := sourceOp(name)
+	pos := func() (int, []byte, error) {
+		b, err := s.Position()
+		return inst, b, err
+	}
+	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: pos, count: s.Count}}
 	if err := r.restore(par, j.Routing(par)); err != nil {
 		return err
 	}

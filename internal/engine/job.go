@@ -53,8 +53,10 @@ type Job struct {
 	// before which Stats reads none of reg (its instances are still being
 	// set up).
 	statsReady bool
-	// handovers moves key groups' state while the job runs.
+	// handovers moves key groups' state while the job runs, splits the
+	// sources' shares.
 	handovers *handovers
+	splits    *splits
 	// rescale holds the reconfigurations asked for or announced.
 	rescale rescaleState
 }
@@ -235,10 +237,7 @@ func (j *Job) newRuntime() *runtime.Runtime {
 		// so they agree on epoch boundaries whenever each starts.
 		origin = time.Unix(0, 0)
 	}
-	var first progress.Epoch
-	if j.coord != nil && j.coord.from > 0 {
-		first = progress.Epoch(j.coord.from) + 1
-	}
+	first := progress.Epoch(j.firstEpoch())
 	reg := j.registry()
 	reg.Records = func() int64 { return rt.Records() }
 	rt = runtime.New(runtime.Config{
@@ -266,6 +265,15 @@ func (j *Job) newRuntime() *runtime.Runtime {
 		},
 	})
 	return rt
+}
+
+// firstEpoch is the number of the run's first epoch: 0, or the one after
+// the checkpoint it restored.
+func (j *Job) firstEpoch() uint64 {
+	if j.coord != nil && j.coord.from > 0 {
+		return j.coord.from + 1
+	}
+	return 0
 }
 
 // watchNetwork starts the summaries over net and the service that cancels

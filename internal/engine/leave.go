@@ -73,66 +73,148 @@ func (j *Job) noteTasks(p *plan.Physical, heads []string, pl placement, rt *runt
 }
 
 // Leave asks process p to leave the running job: its key groups move to
-// the instances of the other processes in steps by r's strategy, then
-// every instance of p ends and p's Run returns nil. r.Instances is not
-// used.
+// the instances of the other processes in steps by r's strategy, the
+// shares its source instances read move to the others' instances at the
+// first step, then every instance of p ends and p's Run returns nil.
+// r.Instances is not used.
 func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
 	l := &j.rescale.leave
-	n := j.Processes()
-	switch {
-	case n < 2:
-		return Migration{}, errors.New("weir: leave: the job runs in one process, which cannot leave it")
-	case p < 0 || p >= n:
-		return Migration{}, fmt.Errorf("weir: leave: there is no process %d; the job has processes 0 to %d", p, n-1)
-	case p == 0:
-		return Migration{}, errors.New("weir: leave: process 0 runs the job's single-instance operators and cannot leave; ask another process to")
-	case l.from[p] > 0:
-		return Migration{}, fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
-	case len(l.from)+1 >= n:
-		return Migration{}, errors.New("weir: leave: every other process leaves already; one must stay")
+	if err := j.canLeave(p); err != nil {
+		return Migration{}, err
 	}
-	for _, t := range l.tasks {
-		for inst := range t.par {
-			switch {
-			case l.pl.proc(inst, t.par) != p:
-			case t.source:
-				return Migration{}, fmt.Errorf("weir: leave: process %d reads source %s (instance %d), whose share cannot move to another process yet", p, t.name, inst)
-			case l.twoPhase[t.name]:
-				return Migration{}, fmt.Errorf("weir: leave: process %d writes exactly-once output in %s (instance %d), which it could not commit once it has left", p, t.name, inst)
-			}
-		}
+	rt, err := j.reconfigurable()
+	if err != nil {
+		return Migration{}, err
 	}
 	gone := func(par int) func(int) bool {
 		return func(inst int) bool { return l.pl.proc(inst, par) == p || l.from[l.pl.proc(inst, par)] > 0 }
 	}
-	target := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
+	from, err := j.firstFree(rt)
+	if err != nil {
+		return Migration{}, err
+	}
+	evict := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
 		return migrate.Evict(old, gone(par), from)
 	}
-	extra := func(first uint64, mg *Migration) ([][]byte, func(), error) {
-		at := first
-		if mg.Steps > 0 {
-			// The last step is handed over at the marker before it;
-			// the instances retire at the marker after.
-			at = max(at, mg.Last+1)
-		}
-		t, err := partition.NewTable(at, 1, []int{0})
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := migrate.Encode(migrate.Reconfig{Operator: leavePrefix + strconv.Itoa(p), Table: t})
-		if err != nil {
-			return nil, nil, err
-		}
-		mg.Leave = at
-		mg.Last = max(mg.Last, at)
-		if err := j.canRetire(at); err != nil {
-			return nil, nil, err
-		}
-		return [][]byte{b}, func() { j.retire(p, at) }, nil
+	kp, mg, announce, err := j.planKeyed(j.keyedSchedules(), from, r, evict)
+	if err != nil {
+		return Migration{}, err
 	}
-	return j.reconfigure(r, func(map[int]*routing.Schedule) error { return nil }, target, extra)
+	sp, _, shareAnn, err := j.planShares(from, func(name string, par int) []int {
+		return stayingReaders(j.splits.sources[name].sched.At(from-1), par, gone(par))
+	}, true)
+	if err != nil {
+		return Migration{}, fmt.Errorf("weir: leave: %w", err)
+	}
+	at := from
+	if mg.Steps > 0 {
+		// The last step is handed over at the marker before it; the
+		// instances retire at the marker after.
+		at = max(at, mg.Last+1)
+	}
+	if len(sp) > 0 {
+		at = max(at, from+1) // the sources hand their shares over first
+	}
+	if err := j.canRetire(at); err != nil {
+		return Migration{}, fmt.Errorf("weir: leave: %w", err)
+	}
+	t, err := partition.NewTable(at, 1, []int{0})
+	if err != nil {
+		return Migration{}, err
+	}
+	b, err := migrate.Encode(migrate.Reconfig{Operator: leavePrefix + strconv.Itoa(p), Table: t})
+	if err != nil {
+		return Migration{}, err
+	}
+	announce = append(append(announce, shareAnn...), b)
+	if size := announceSize(announce); size > maxAnnounce {
+		return Migration{}, fmt.Errorf("weir: leave: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
+	}
+	for _, kps := range kp {
+		for i, st := range kps.steps {
+			if err := kps.s.Add(st.Table); err != nil {
+				return Migration{}, fmt.Errorf("weir: leave: step %d: %w", i, err)
+			}
+		}
+	}
+	if err := addShares(sp); err != nil {
+		return Migration{}, fmt.Errorf("weir: leave: %w", err)
+	}
+	for _, s := range sp {
+		mg.Sources = append(mg.Sources, s.src.name)
+	}
+	j.retire(p, at)
+	if mg.Steps == 0 {
+		mg.First = from
+	}
+	mg.Leave, mg.Last = at, max(mg.Last, at)
+	j.rescale.announced, j.rescale.last = announce, mg.Last
+	j.kickSummaries()
+	return mg, nil
+}
+
+// canLeave refuses a leave of process p that cannot be carried out. It
+// holds j.rescale.mu.
+func (j *Job) canLeave(p int) error {
+	l := &j.rescale.leave
+	n := j.Processes()
+	switch {
+	case n < 2:
+		return errors.New("weir: leave: the job runs in one process, which cannot leave it")
+	case p < 0 || p >= n:
+		return fmt.Errorf("weir: leave: there is no process %d; the job has processes 0 to %d", p, n-1)
+	case p == 0:
+		return errors.New("weir: leave: process 0 runs the job's single-instance operators and cannot leave; ask another process to")
+	case l.from[p] > 0:
+		return fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
+	case len(l.from)+1 >= n:
+		return errors.New("weir: leave: every other process leaves already; one must stay")
+	case len(j.rescale.unmovable) > 0:
+		return fmt.Errorf("weir: leave: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
+	}
+	for _, t := range l.tasks {
+		for inst := range t.par {
+			if l.pl.proc(inst, t.par) != p {
+				continue
+			}
+			if src := j.splits.sources[t.name]; t.source && (src == nil || !src.canMove()) {
+				why := "its source cannot move its shares (time-based epochs, a weir.Rescalable reader and a name of its own are needed)"
+				if src == nil {
+					if w, ok := j.splits.kept[t.name]; ok {
+						why = w
+					}
+				}
+				return fmt.Errorf("weir: leave: process %d reads source %s (instance %d): %s", p, t.name, inst, why)
+			}
+			if l.twoPhase[t.name] {
+				return fmt.Errorf("weir: leave: process %d writes exactly-once output in %s (instance %d), which it could not commit once it has left", p, t.name, inst)
+			}
+		}
+	}
+	return nil
+}
+
+// stayingReaders are the instances that read a source's shares from the
+// leave on: those of cur (the share table in force) that stay, or the
+// first staying instance if none does.
+func stayingReaders(cur *partition.Table, par int, gone func(int) bool) []int {
+	var out []int
+	for i := range cur.Groups() {
+		if r := cur.Owner(partition.KeyGroup(i)); !gone(r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for i := range par {
+		if !gone(i) {
+			return []int{i}
+		}
+	}
+	return nil
 }
 
 // canRetire refuses a retirement from epoch at that a task of this

@@ -38,6 +38,8 @@ func (j *Job) meshSettings(p *plan.Physical) []transport.Setting {
 		{Name: "--ordered", Value: strconv.FormatBool(c.Ordered)},
 		{Name: "batch size", Value: strconv.Itoa(c.BatchSize)},
 		{Name: "--partitioning", Value: partitioning},
+		// The first key-group tables and source shares.
+		{Name: "--active-instances", Value: strconv.Itoa(c.Active)},
 	}
 	if j.coord != nil {
 		// Processes that restored different checkpoints, or take them at

@@ -33,10 +33,12 @@ type reporter struct {
 	gone *runtime.Retirement
 }
 
-// sourcePos is how a source task's position is saved.
+// sourcePos is how a source task's position is saved: pos returns it
+// with the index it is saved at (the instance's, or the share's it
+// reads; below 0, the instance reads nothing and saves none).
 type sourcePos struct {
 	op    string
-	pos   func() ([]byte, error)
+	pos   func() (int, []byte, error)
 	count func() int64 // records read
 }
 
@@ -121,12 +123,14 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 		}
 	}
 	if r.source != nil {
-		data, err := r.source.pos()
+		at, data, err := r.source.pos()
 		if err != nil {
 			return nil, nil, err
 		}
-		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: r.inst, Data: data},
-			checkpoint.SourceBlob{Operator: r.source.op + recordsSuffix, Instance: r.inst, Data: binary.AppendVarint(nil, r.source.count())})
+		if at >= 0 {
+			insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: at, Data: data})
+		}
+		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op + recordsSuffix, Instance: r.inst, Data: binary.AppendVarint(nil, r.source.count())})
 	}
 	return state, insts, nil
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
-	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/routing"
+	"github.com/weirstream/weir/internal/runtime"
 )
 
 // Rescale asks a running job to move its keyed operators' key groups
@@ -35,6 +35,9 @@ type Migration struct {
 	// Moves is the key groups that change owner, summed over the keyed
 	// operators' groups.
 	Moves int
+	// Sources are the sources whose shares move at First; Kept says of
+	// the others why they stay as they are ("name: why").
+	Sources, Kept []string
 	// Leave, when a process leaves, is the first epoch it takes no part
 	// in (Last is then at least Leave).
 	Leave uint64
@@ -88,14 +91,49 @@ const maxAnnounce = 1 << 20
 func routingName(par int) string { return "keyed/" + strconv.Itoa(par) }
 
 // Rescale puts a reconfiguration in force from an epoch far enough ahead
-// for every process to hear of it, and announces it to the others.
+// for every process to hear of it, and announces it to the others: the
+// keyed operators' key groups move in steps from that epoch, and the
+// movable sources' shares move onto their first instances at it.
 func (j *Job) Rescale(r Rescale) (Migration, error) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
+	rt, err := j.reconfigurable()
+	if err != nil {
+		return Migration{}, err
+	}
+	if len(j.rescale.unmovable) > 0 {
+		return Migration{}, fmt.Errorf("weir: rescale: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
+	}
+	scheds := j.keyedSchedules()
+	srcs := map[string]*shareSource{}
+	for name, src := range j.splits.sources {
+		if src.canMove() {
+			srcs[name] = src
+		}
+	}
+	if len(scheds) == 0 && len(srcs) == 0 {
+		return Migration{}, errors.New("weir: rescale: the job has neither keyed operators nor sources whose shares can move")
+	}
 	if r.Instances < 1 {
 		return Migration{}, fmt.Errorf("weir: rescale to %d instances: must be at least 1", r.Instances)
 	}
-	target := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
+	most, what := 0, "keyed operators"
+	for par := range scheds {
+		most = max(most, par)
+	}
+	if len(scheds) == 0 {
+		for _, src := range srcs {
+			most, what = max(most, src.par), "sources"
+		}
+	}
+	if r.Instances > most {
+		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the %s run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, what, most)
+	}
+	from, err := j.firstFree(rt)
+	if err != nil {
+		return Migration{}, err
+	}
+	contiguous := func(par int, _ *partition.Table, from uint64) (*partition.Table, error) {
 		// A group of fewer instances spreads over all of them.
 		t := partition.Contiguous(j.Cfg.KeyGroups, min(r.Instances, par))
 		owner := make([]int, t.Groups())
@@ -104,79 +142,117 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 		}
 		return partition.NewTable(from, par, owner)
 	}
-	check := func(scheds map[int]*routing.Schedule) error {
-		most := 0
-		for par := range scheds {
-			most = max(most, par)
-		}
-		if r.Instances > most {
-			return fmt.Errorf("weir: rescale to %d instances: the keyed operators run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, most)
-		}
-		return nil
+	kp, mg, announce, err := j.planKeyed(scheds, from, r, contiguous)
+	if err != nil {
+		return Migration{}, err
 	}
-	return j.reconfigure(r, check, target, nil)
+	sp, kept, shareAnn, err := j.planShares(from, func(_ string, par int) []int { return firstN(min(r.Instances, par)) }, false)
+	if err != nil {
+		return Migration{}, err
+	}
+	announce = append(announce, shareAnn...)
+	if size := announceSize(announce); size > maxAnnounce {
+		return Migration{}, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
+	}
+	for _, p := range kp {
+		for i, st := range p.steps {
+			if err := p.s.Add(st.Table); err != nil {
+				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
+			}
+		}
+	}
+	if err := addShares(sp); err != nil {
+		return Migration{}, fmt.Errorf("weir: rescale: %w", err)
+	}
+	for _, p := range sp {
+		mg.Sources = append(mg.Sources, p.src.name)
+		if mg.Steps == 0 {
+			mg.First = from
+		}
+		mg.Last, mg.Steps = max(mg.Last, from), max(mg.Steps, 1)
+	}
+	mg.Kept = kept
+	j.rescale.announced, j.rescale.last = announce, mg.Last
+	j.kickSummaries()
+	return mg, nil
 }
 
-// reconfigure plans, for every keyed group, the steps from the table in
-// force at the first epoch far enough ahead to the table target gives,
-// puts them in force here and announces them with what extra adds (it
-// may refuse, and nothing is then added anywhere). It holds
-// j.rescale.mu.
-func (j *Job) reconfigure(r Rescale, check func(map[int]*routing.Schedule) error,
-	target func(par int, old *partition.Table, from uint64) (*partition.Table, error),
-	extra func(first uint64, mg *Migration) ([][]byte, func(), error)) (Migration, error) {
+// reconfigurable returns the running job's runtime, or why its routing
+// cannot change.
+func (j *Job) reconfigurable() (*runtime.Runtime, error) {
 	j.mu.Lock()
 	rt, running := j.rt, j.statsReady
 	j.mu.Unlock()
 	if rt == nil || !running {
-		return Migration{}, errors.New("weir: rescale: the job is not running")
+		return nil, errors.New("weir: rescale: the job is not running")
 	}
-	if err := j.canRescale(); err != nil {
-		return Migration{}, err
+	return rt, j.canRescale()
+}
+
+// firstFree is the first epoch a reconfiguration asked for now can take
+// force at: past every epoch a sender, receiver or source instance of
+// this process has entered, the clock's and the last one completed, by a
+// lead for the announcement to reach every process (2 epochs in one
+// process, in a job of several at least 1.5 s of epochs: the summaries
+// go out a few times a second). It refuses while the last one is under
+// way.
+func (j *Job) firstFree(rt *runtime.Runtime) (uint64, error) {
+	lead := uint64(2)
+	if j.Processes() > 1 {
+		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
 	}
-	if len(j.rescale.unmovable) > 0 {
-		return Migration{}, fmt.Errorf("weir: rescale: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
+	e := j.rescale.completed.Load()
+	if j.Cfg.EpochRecords == 0 {
+		e = max(e, uint64(rt.WallEpoch()))
 	}
-	scheds := j.keyedSchedules()
-	if len(scheds) == 0 {
-		return Migration{}, errors.New("weir: rescale: the job has no keyed operators")
+	all := []*routing.Schedule{}
+	for _, s := range j.keyedSchedules() {
+		all = append(all, s)
 	}
-	if err := check(scheds); err != nil {
-		return Migration{}, err
+	for _, src := range j.splits.sources {
+		all = append(all, src.sched)
 	}
-	e, lead, err := j.horizon(rt, scheds)
-	if err != nil {
-		return Migration{}, err
+	from := e
+	for _, s := range all {
+		if last := s.Last().From; last > max(e, s.Reached()) {
+			return 0, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
+		}
+		from = max(from, s.Reached())
 	}
-	// Plan every group first: a refusal adds nothing anywhere.
-	type planned struct {
-		s     *routing.Schedule
-		steps []migrate.Step
-	}
-	var plans []planned
+	return from + lead, nil
+}
+
+// plannedSteps are the steps planned for one keyed schedule.
+type plannedSteps struct {
+	s     *routing.Schedule
+	steps []migrate.Step
+}
+
+// planKeyed plans the steps of every keyed group from epoch from to the
+// table target gives, before any table is added, so that a refusal adds
+// nothing anywhere, and returns them with their figures and
+// announcements.
+func (j *Job) planKeyed(scheds map[int]*routing.Schedule, from uint64, r Rescale,
+	target func(par int, old *partition.Table, from uint64) (*partition.Table, error)) ([]plannedSteps, Migration, [][]byte, error) {
+	var plans []plannedSteps
 	var mg Migration
 	var announce [][]byte
-	size := 0
-	first := uint64(0)
 	for par, s := range scheds {
-		from := max(e, s.Reached()) + lead
-		first = max(first, from)
 		old := s.At(from - 1)
 		want, err := target(par, old, from)
 		if err != nil {
-			return Migration{}, fmt.Errorf("weir: rescale: %w", err)
+			return nil, mg, nil, fmt.Errorf("weir: rescale: %w", err)
 		}
 		steps, err := migrate.Plan(old, want, r.Strategy, migrate.Options{Gap: r.Gap, PerPair: r.PerPair, MaxPerStep: r.MaxPerStep})
 		if err != nil {
-			return Migration{}, fmt.Errorf("weir: rescale: %w", err)
+			return nil, mg, nil, fmt.Errorf("weir: rescale: %w", err)
 		}
-		plans = append(plans, planned{s, steps})
+		plans = append(plans, plannedSteps{s, steps})
 		for i, st := range steps {
 			b, err := migrate.Encode(migrate.Reconfig{Operator: routingName(par), Table: st.Table})
 			if err != nil {
-				return Migration{}, err
+				return nil, mg, nil, err
 			}
-			size += len(b)
 			announce = append(announce, b)
 			mg.Moves += len(st.Moves)
 			if mg.Steps == 0 || st.Table.From < mg.First {
@@ -186,55 +262,15 @@ func (j *Job) reconfigure(r Rescale, check func(map[int]*routing.Schedule) error
 			mg.Steps = max(mg.Steps, i+1)
 		}
 	}
-	var apply func()
-	if extra != nil {
-		more, a, err := extra(first, &mg)
-		if err != nil {
-			return Migration{}, err
-		}
-		for _, b := range more {
-			size += len(b)
-		}
-		announce, apply = append(announce, more...), a
-	}
-	if size > maxAnnounce {
-		return Migration{}, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
-	}
-	for _, p := range plans {
-		for i, st := range p.steps {
-			if err := p.s.Add(st.Table); err != nil {
-				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
-			}
-		}
-	}
-	if apply != nil {
-		apply()
-	}
-	j.rescale.announced, j.rescale.last = announce, mg.Last
-	j.kickSummaries()
-	return mg, nil
+	return plans, mg, announce, nil
 }
 
-// horizon returns the epoch every process has reached at most, as far as
-// this one knows, and how many epochs past it a reconfiguration must
-// start for every process to hear of it first; it refuses while the last
-// reconfiguration is under way.
-func (j *Job) horizon(rt interface{ WallEpoch() progress.Epoch }, scheds map[int]*routing.Schedule) (e, lead uint64, err error) {
-	lead = 2
-	if j.Processes() > 1 {
-		// The summaries carry the announcement, a few times a second.
-		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
+func announceSize(recs [][]byte) int {
+	n := 0
+	for _, b := range recs {
+		n += len(b)
 	}
-	e = j.rescale.completed.Load()
-	if j.Cfg.EpochRecords == 0 {
-		e = max(e, uint64(rt.WallEpoch()))
-	}
-	for _, s := range scheds {
-		if last := s.Last().From; last > max(e, s.Reached()) {
-			return 0, 0, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
-		}
-	}
-	return e, lead, nil
+	return n
 }
 
 // canRescale refuses the jobs whose keyed routing cannot change while
@@ -279,6 +315,9 @@ func (j *Job) heard(from int, recs [][]byte) {
 func (j *Job) applyReconfig(rc migrate.Reconfig) error {
 	if ok, err := j.applyLeave(rc.Operator, rc.Table); ok {
 		return err
+	}
+	if name, ok := strings.CutPrefix(rc.Operator, "source/"); ok {
+		return j.applyShares(name, rc.Table)
 	}
 	par, ok := strings.CutPrefix(rc.Operator, "keyed/")
 	p, err := strconv.Atoi(par)

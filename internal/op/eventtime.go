@@ -70,6 +70,7 @@ type eventTimeOp[T any] struct {
 	max   int64
 	wm    int64
 	idle  idleClock
+	recs  bool // a record since the last marker
 }
 
 func newEventTimeOp[T any](name string, f func(T) int64, delay int64, held dataflow.TimeRange, out dataflow.Pusher[T]) *eventTimeOp[T] {
@@ -99,6 +100,7 @@ func (o *eventTimeOp[T]) Push(b *dataflow.Batch[T]) error {
 		return o.outOfRange(b, ts)
 	}
 	o.max = mx
+	o.recs = o.recs || b.Len() > 0
 	o.idle.seen = o.idle.seen || b.Len() > 0
 	o.b.V, o.b.Ts, o.b.Sel, o.b.Seq = b.V, ts, b.Sel, b.Seq
 	return o.out.Push(&o.b)
@@ -122,13 +124,39 @@ func (o *eventTimeOp[T]) outOfRange(b *dataflow.Batch[T], ts []int64) error {
 
 func (o *eventTimeOp[T]) Mark(m progress.Marker) error {
 	if !m.Final {
-		if o.max != progress.NoWatermark {
-			o.wm = max(o.wm, window.Watermark(o.max, o.delay))
-		}
+		o.wm = o.PendingWatermark()
 		m.Watermark = o.wm
-		m.Idle = o.idle.mark()
+		// Idle by its own clock, or fed by an idle input (a source
+		// instance that reads nothing) and given no record since.
+		m.Idle = o.idle.mark() || (m.Idle && !o.recs)
+		o.recs = false
 	}
 	return o.out.Mark(m)
+}
+
+// PendingWatermark is the watermark the instance's next marker carries,
+// as its records stand.
+func (o *eventTimeOp[T]) PendingWatermark() int64 {
+	if o.max == progress.NoWatermark {
+		return o.wm
+	}
+	return max(o.wm, window.Watermark(o.max, o.delay))
+}
+
+// ResumeWatermark starts the instance's watermark again at wm, forgetting
+// the records seen: an instance that takes over a source's shares reads
+// records that may be behind its own, and resumes at the lowest watermark
+// of the instances that read them until then (lower than its own, maybe,
+// which receivers take: the watermark they align never goes back).
+func (o *eventTimeOp[T]) ResumeWatermark(wm int64) {
+	o.max, o.wm = progress.NoWatermark, wm
+}
+
+// SourceWatermark is an operator fused into a source's task whose
+// watermark follows the source's shares when they move (EventTime).
+type SourceWatermark interface {
+	PendingWatermark() int64
+	ResumeWatermark(wm int64)
 }
 
 // idleClock tells whether an EventTime instance is idle: whether After of

@@ -26,11 +26,16 @@ func SourceOf[T any](j *dataflow.Graph, name string, src dataflow.Input[T], opts
 		j.Counted = append(j.Counted, c)
 	}
 	n.NewSource = func(tc dataflow.TaskCtx, outs []any) (runtime.SourceTask, error) {
-		r, err := src.Open(dataflow.SourceContext{Instance: tc.Inst, Parallelism: tc.Par})
-		if err != nil {
+		own := dataflow.SourceContext{Instance: tc.Inst, Parallelism: tc.Par}
+		st := &sourceTask[T]{open: src.Open, own: own, out: outs[0].(dataflow.Pusher[T]), units: tc.Units}
+		share := own
+		if tc.Share != nil {
+			share = *tc.Share
+		}
+		if err := st.Reopen(share); err != nil {
 			return nil, err
 		}
-		return &sourceTask[T]{r: r, out: outs[0].(dataflow.Pusher[T]), units: tc.Units}, nil
+		return st, nil
 	}
 	if rec, ok := src.(dataflow.Recoverable); ok {
 		n.RecoverInput = rec.Recover
@@ -39,6 +44,11 @@ func SourceOf[T any](j *dataflow.Graph, name string, src dataflow.Input[T], opts
 }
 
 type sourceTask[T any] struct {
+	// open opens a reader of a share of the input; own is the instance's
+	// own share, of as many as the source has instances.
+	open func(dataflow.SourceContext) (dataflow.Reader[T], error)
+	own  dataflow.SourceContext
+	// r reads the instance's share, or is nil while it reads none.
 	r    dataflow.Reader[T]
 	out  dataflow.Pusher[T]
 	b    dataflow.Batch[T]
@@ -54,6 +64,57 @@ type sourceTask[T any] struct {
 	// a restored job counts what came before.
 	pushed int64
 	after  func(progress.Marker) error
+	// waited is what the readers closed so far had waited.
+	waited time.Duration
+}
+
+// Reopen closes the instance's reader, if any, and opens one of share
+// ctx instead, or none if ctx.Parallelism is 0: the instance then reads
+// nothing until it is given a share again.
+func (s *sourceTask[T]) Reopen(ctx dataflow.SourceContext) error {
+	if s.r != nil {
+		s.waited = s.Waited()
+		err := s.r.Close()
+		s.r = nil
+		if err != nil {
+			return err
+		}
+	}
+	s.rest, s.err, s.read = nil, nil, 0
+	if ctx.Parallelism == 0 {
+		return nil
+	}
+	r, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	s.r = r
+	return nil
+}
+
+// Reading reports whether the instance has a reader.
+func (s *sourceTask[T]) Reading() bool { return s.r != nil }
+
+// Movable reports whether the source's readers can say where they stand
+// and resume the records other readers left (weir.Rescalable): its
+// reader's answer or, while it reads nothing, that of a reader of its own
+// share, opened and closed again to ask.
+func (s *sourceTask[T]) Movable() bool {
+	r := s.r
+	if r == nil {
+		pr, err := s.open(s.own)
+		if err != nil {
+			return false
+		}
+		defer pr.Close()
+		r = pr
+	}
+	rs, ok := r.(dataflow.Rescalable)
+	if !ok {
+		return false
+	}
+	_, err := rs.Position(0)
+	return err == nil
 }
 
 // Position is where the source stands: after the records it has pushed.
@@ -92,12 +153,15 @@ func (s *sourceTask[T]) Seek(pos []byte) error {
 // 0 if it does not say.
 func (s *sourceTask[T]) Waited() time.Duration {
 	if w, ok := s.r.(dataflow.Waiter); ok {
-		return w.Waited()
+		return s.waited + w.Waited()
 	}
-	return 0
+	return s.waited
 }
 
 func (s *sourceTask[T]) Poll(limit int) (int, error) {
+	if s.r == nil {
+		return 0, nil
+	}
 	if len(s.rest) == 0 {
 		if s.err != nil {
 			return 0, s.err
@@ -145,4 +209,9 @@ func (s *sourceTask[T]) Mark(m progress.Marker) error {
 	return nil
 }
 
-func (s *sourceTask[T]) Close() error { return s.r.Close() }
+func (s *sourceTask[T]) Close() error {
+	if s.r == nil {
+		return nil
+	}
+	return s.r.Close()
+}

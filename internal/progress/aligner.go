@@ -52,6 +52,10 @@ func (a *Aligner) Ahead(s int) bool {
 // the minimum over the senders (never below the previous one), its cut the
 // earliest, and it is Final once every sender is final.
 //
+// A sender's watermark is its last marker's, which may be lower than its
+// one before (a source instance that took over another's shares resumes
+// at their watermark); the aligned one still never goes back.
+//
 // A sender whose last marker was Idle is left out of the minimum. When
 // every sender that has not ended is idle, the watermark is the highest
 // of theirs (as Flink's, which flushes the maximum once the last input
@@ -68,9 +72,7 @@ func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 	a.next[s] = m.Epoch + 1
 	a.cut[s] = m.Cut
 	a.idle[s] = m.Idle && !m.Final
-	if m.Watermark > a.wm[s] {
-		a.wm[s] = m.Watermark
-	}
+	a.wm[s] = m.Watermark
 	if m.Final {
 		a.final[s] = true
 		a.wm[s] = MaxWatermark

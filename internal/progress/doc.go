@@ -13,7 +13,9 @@
 // Idle (an EventTime instance that has had no record for a while) still
 // ends its epochs, but its watermark is left out of the minimum; when all
 // live senders are idle, the aligned marker is idle too and its watermark
-// is the highest of theirs.
+// is the highest of theirs. A sender's watermark is the one of its last
+// marker, which may be lower than its one before (a source instance that
+// took over shares behind it); the aligned watermark never goes back.
 //
 //	a := progress.NewAligner(2)
 //	a.Ahead(0)                  // false: sender 0 is in the current epoch

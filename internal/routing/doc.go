@@ -6,6 +6,11 @@
 // markers to learn which key groups they hand over and which they take;
 // a reconfiguration adds a table in force from a later epoch.
 //
+// A source's shares follow a Schedule too (NewShares): there a table's
+// "key groups" are the shares its input is split into, owned by the
+// instances that read them; the source's instances enter epochs as they
+// end them, and move their readers where the table changes.
+//
 // A Schedule keeps one rule that makes a table safe to add while the job
 // runs: no table may take force at an epoch that a sender of this process
 // has already entered (Add refuses it with ErrTooLate), so every sender

@@ -21,6 +21,9 @@ type Schedule struct {
 	mu      sync.Mutex
 	tables  atomic.Pointer[[]*partition.Table] // by From, the first From 0
 	reached uint64                             // the highest epoch a sender entered
+	// shares: the tables assign a source's shares, whose number may
+	// change (the instances may not).
+	shares bool
 }
 
 // New returns the schedule that routes by first from epoch 0.
@@ -29,6 +32,17 @@ func New(first *partition.Table) *Schedule {
 	t := *first
 	t.From = 0
 	s.tables.Store(&[]*partition.Table{&t})
+	return s
+}
+
+// NewShares returns the schedule of a source's shares that starts with
+// first from epoch 0: each table's "key groups" are the shares the
+// source's input is split into, and the owner of share i is the instance
+// that reads it. Unlike a routing schedule's, its tables may have other
+// numbers of shares; they all assign the same instances.
+func NewShares(first *partition.Table) *Schedule {
+	s := New(first)
+	s.shares = true
 	return s
 }
 
@@ -63,14 +77,16 @@ func (s *Schedule) Reached() uint64 {
 
 // Add puts t in force from t.From: it replaces any table from that epoch
 // or later (a newer plan supersedes the rest of an older one). It refuses
-// a table whose epoch a sender already entered, or one of another shape.
+// a table whose epoch a sender already entered, or one of another shape
+// (over other instances or, but in a schedule of shares, of other key
+// groups).
 // Adding a table equal to the one already in force from t.From is a
 // no-op, so that announcements may repeat.
 func (s *Schedule) Add(t *partition.Table) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := *s.tables.Load()
-	if cur := ts[0]; t.Groups() != cur.Groups() || t.Instances() != cur.Instances() {
+	if cur := ts[0]; (t.Groups() != cur.Groups() && !s.shares) || t.Instances() != cur.Instances() {
 		return fmt.Errorf("routing: a table of %d key groups over %d instances, the schedule's have %d over %d",
 			t.Groups(), t.Instances(), cur.Groups(), cur.Instances())
 	}
@@ -117,10 +133,19 @@ func (s *Schedule) Last() *partition.Table {
 // Tables returned them when the checkpoint was taken): the first is in
 // force from epoch 0, the others from their own From.
 func Restore(tables []*partition.Table) (*Schedule, error) {
+	return restore(tables, New)
+}
+
+// RestoreShares is Restore for a schedule of a source's shares.
+func RestoreShares(tables []*partition.Table) (*Schedule, error) {
+	return restore(tables, NewShares)
+}
+
+func restore(tables []*partition.Table, mk func(*partition.Table) *Schedule) (*Schedule, error) {
 	if len(tables) == 0 {
 		return nil, fmt.Errorf("routing: a schedule of no tables")
 	}
-	s := New(tables[0])
+	s := mk(tables[0])
 	for _, t := range tables[1:] {
 		if err := s.Add(t); err != nil {
 			return nil, err

@@ -75,3 +75,36 @@ func TestSchedule(t *testing.T) {
 		}
 	}
 }
+
+// A schedule of shares takes tables of other share counts over the same
+// instances, and refuses what a routing schedule refuses otherwise.
+func TestShares(t *testing.T) {
+	two, _ := partition.NewTable(0, 4, []int{0, 1})
+	s := NewShares(two)
+	s.Enter(3)
+	four, _ := partition.NewTable(5, 4, []int{0, 1, 2, 3})
+	if err := s.Add(four); err != nil {
+		t.Fatalf("4 shares after 2: %v", err)
+	}
+	one, _ := partition.NewTable(3, 4, []int{2})
+	if err := s.Add(one); !errors.Is(err, ErrTooLate) {
+		t.Errorf("a table at an entered epoch: %v; want ErrTooLate", err)
+	}
+	other, _ := partition.NewTable(9, 2, []int{0, 1})
+	if err := s.Add(other); err == nil {
+		t.Error("a table over 2 instances was added to a schedule of shares over 4")
+	}
+	r, err := RestoreShares(s.Tables(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.At(7); !got.Equal(four) {
+		t.Errorf("restored At(7) = %v; want the 4 shares", got)
+	}
+	if _, err := Restore(s.Tables(4)); err == nil {
+		t.Error("a routing schedule restored tables of 2 and 4 key groups")
+	}
+	if New(two).Add(four) == nil {
+		t.Error("a routing schedule took a table of another key-group count")
+	}
+}
