@@ -91,6 +91,7 @@ process, the restarted one --to / N). The query's sinks run on process 0.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b.reuseSet = cmd.Flags().Changed("reuse")
+			b.toSet = cmd.Flags().Changed("to")
 			if err := b.check(); err != nil {
 				return err
 			}
@@ -109,6 +110,7 @@ process, the restarted one --to / N). The query's sinks run on process 0.
 	f.IntVar(&b.to, "to", 4, "instances of every operator after the rescale (over all processes)")
 	f.IntVar(&b.stateMB, "state-mb", 16, "MiB of keyed state added beside the query (0: the query's own only)")
 	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks")
+	f.IntVar(&b.leave, "leave", 0, "live strategies: at --at process `P` (1 to --processes - 1) leaves the job, its key groups and shares moving to the others' --from instances, instead of a rescale to --to")
 	f.DurationVar(&b.interval, "interval", 100*time.Millisecond, "epoch length")
 	f.IntVar(&b.every, "checkpoint-every", 10, "epochs between checkpoints (0: none, for the live strategies)")
 	f.StringVar(&b.ckptDir, "checkpoint-dir", "", "where checkpoints go (default: a temporary directory, removed at the end)")
@@ -128,9 +130,17 @@ type rescaleBench struct {
 	seed                     uint64
 	// reuse is --reuse; reuseSet says it was given.
 	reuse, reuseSet bool
+	// leave is --leave (0: none); toSet says --to was given.
+	leave int
+	toSet bool
 }
 
 func (b *rescaleBench) check() error {
+	if b.leave != 0 {
+		if err := b.checkLeave(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case strategies[b.strategy] == nil:
 		return fmt.Errorf("--strategy %q: want batched, all-at-once, fluid or restart", b.strategy)
@@ -152,7 +162,7 @@ func (b *rescaleBench) check() error {
 		return fmt.Errorf("--from %d, --to %d: the larger must be a multiple of --processes %d (every process runs as many instances)", b.from, b.to, b.processes)
 	case b.from < 1 || b.to < 1:
 		return fmt.Errorf("--from %d --to %d: must be at least 1", b.from, b.to)
-	case b.from == b.to:
+	case b.from == b.to && b.leave == 0:
 		return fmt.Errorf("--from and --to are both %d: a rescale changes the instance count", b.from)
 	case b.strategy == "restart" && (b.from%b.processes != 0 || b.to%b.processes != 0):
 		return fmt.Errorf("--from %d and --to %d must be multiples of --processes %d", b.from, b.to, b.processes)
@@ -170,6 +180,21 @@ func (b *rescaleBench) check() error {
 	if b.stateMB > 0 && b.ballast().Keys < 1 {
 		return fmt.Errorf("--state-mb %d: no auction comes before the middle of --at %v at --rate %v; raise them", b.stateMB, b.at, b.rate)
 	}
+	return nil
+}
+
+// checkLeave checks the flags of a run in which a process leaves; the
+// job then runs --from instances before and after (--to is --from).
+func (b *rescaleBench) checkLeave() error {
+	switch {
+	case b.strategy == "restart":
+		return fmt.Errorf("--leave with --strategy restart: a process leaves a running job; use a live strategy")
+	case b.processes < 2 || b.leave < 1 || b.leave >= b.processes:
+		return fmt.Errorf("--leave %d: want a process from 1 to %d of the job's --processes %d (process 0 stays)", b.leave, b.processes-1, b.processes)
+	case b.toSet:
+		return fmt.Errorf("--leave with --to: the processes that stay keep their instances; give --from alone")
+	}
+	b.to = b.from
 	return nil
 }
 
@@ -259,7 +284,7 @@ func (b *rescaleBench) line(r *rescaleRun, m migration, heap []heapSample) map[s
 	return map[string]any{
 		"strategy": b.strategy, "query": b.query, "rate": b.rate,
 		"duration_s": b.duration.Seconds(), "at_s": b.at.Seconds(),
-		"from": b.from, "to": b.to, "processes": b.processes, "events": b.events(), "state_mb": b.stateMB,
+		"from": b.from, "to": b.to, "processes": b.processes, "leave": b.leave, "events": b.events(), "state_mb": b.stateMB,
 		"latency_ms": map[string]any{
 			"before": latencySummary(before), "during": latencySummary(during), "after": latencySummary(after),
 		},

@@ -64,6 +64,17 @@ func TestBenchRescaleLiveProcesses(t *testing.T) {
 	}
 }
 
+// Process 1 of 2 leaves the running job at --at: its key groups and
+// source shares move to process 0, and the result equals the reference's.
+func TestBenchRescaleLeave(t *testing.T) {
+	r := mustSucceed(t, "bench", "rescale", "--processes", "2", "--from", "4", "--leave", "1", "--rate", "4000", "--duration", "6s",
+		"--at", "1500ms", "--state-mb", "2", "--interval", "50ms", "--checkpoint-every", "0")
+	m := oneJSON(t, r.stdout)
+	if m["checked"] != true || number(t, m, "leave") != 1 || number(t, m, "bytes_moved") <= 0 {
+		t.Errorf("checked %v, leave %v, bytes_moved %v; want true, 1, some", m["checked"], m["leave"], m["bytes_moved"])
+	}
+}
+
 // Settings that make no sense are refused.
 func TestBenchRescaleRefuses(t *testing.T) {
 	for _, c := range []struct {
@@ -86,6 +97,10 @@ func TestBenchRescaleRefuses(t *testing.T) {
 		{[]string{"--checkpoint-every", "-1"}, "--checkpoint-every"},
 		{[]string{"--reuse", "--checkpoint-every", "0"}, "--reuse"},
 		{[]string{"--reuse=false", "--strategy", "restart"}, "--reuse"},
+		{[]string{"--leave", "1"}, "--leave 1"},
+		{[]string{"--leave", "2", "--processes", "2"}, "--leave 2"},
+		{[]string{"--leave", "1", "--processes", "2", "--to", "4"}, "--leave with --to"},
+		{[]string{"--leave", "1", "--processes", "2", "--strategy", "restart"}, "--leave with --strategy restart"},
 	} {
 		mustFail(t, append([]string{"bench", "rescale"}, c.args...), c.want)
 	}

@@ -16,7 +16,8 @@ import (
 // ends when the epoch of its last step has completed; the bytes moved are
 // the key groups' state handed over, summed over the processes, deltas on
 // a checkpoint at their size (checkpoint reuse, unless --reuse=false),
-// and the whole bytes what that state would have taken whole.
+// and the whole bytes what that state would have taken whole. With
+// --leave P, process P leaves the job at --at instead (Job.Leave).
 func liveStrategy(s weir.RescaleStrategy) strategy {
 	return func(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migration, error) {
 		var m migration
@@ -35,7 +36,14 @@ func liveStrategy(s weir.RescaleStrategy) strategy {
 		asked := make(chan result, 1)
 		timer := time.AfterFunc(time.Until(r.clock.start.Add(r.at)), func() {
 			m.requested = time.Now()
-			mg, err := j.jobs[0].Rescale(r.to, weir.WithStrategy(s), weir.StepGap(r.gap), weir.PerPair(r.perPair))
+			ropts := []weir.RescaleOption{weir.WithStrategy(s), weir.StepGap(r.gap), weir.PerPair(r.perPair)}
+			var mg *weir.Migration
+			var err error
+			if r.leave > 0 {
+				mg, err = j.jobs[0].Leave(r.leave, ropts...)
+			} else {
+				mg, err = j.jobs[0].Rescale(r.to, ropts...)
+			}
 			if err == nil {
 				err = mg.Wait(ctx)
 			}
