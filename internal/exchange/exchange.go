@@ -69,7 +69,7 @@ func (e *sendEx[T]) Flush() error {
 		return nil
 	}
 	// Receivers that retired are passed over.
-	o := e.outlets[e.next]
+	var o runtime.Outlet
 	for tries := 0; ; tries++ {
 		o = e.outlets[e.next]
 		e.next++
