@@ -138,6 +138,31 @@ func Cluster(self int, peers []string, secret string) JobOption {
 	return dataflow.Cluster(self, peers, secret)
 }
 
+// ElasticCluster makes a distributed job (Cluster) elastic: its peers
+// are slots that processes may take; the processes of the first members
+// slots start the job, and others may join it while it runs
+// (JoinCluster) or leave it (Job.Leave). The keyed operators and sources
+// are planned for every slot (Workers instances each); those of a slot
+// without a process own nothing. When a process joins, process 0 lets
+// it in from an epoch every process can hear of in time, and the key
+// groups and source shares spread over the instances present, as a
+// batched rescale moves them. Every process, joining ones too, runs the
+// same program with the same options and members. Sources must be able
+// to move their shares (weir.Rescalable readers), or run only on the
+// members' instances.
+func ElasticCluster(members int) JobOption {
+	return dataflow.ElasticCluster(members)
+}
+
+// JoinCluster makes this process of an elastic job (ElasticCluster)
+// join it while it runs, asking the first of addrs (host:port of any of
+// the job's processes) that answers to let it in. It takes the slot of
+// Cluster's self, which no process may hold. Its Run returns once the
+// job ends, or once it leaves.
+func JoinCluster(addrs ...string) JobOption {
+	return dataflow.JoinCluster(addrs...)
+}
+
 // ClusterTLS makes the connections of a distributed job mutual TLS 1.3:
 // cfg.Certificates[0] is this process's certificate, presented to the
 // peers it dials and to those that dial it, and cfg.RootCAs the CA pool

@@ -12,8 +12,52 @@ type clusterConfig struct {
 	Self   int
 	Peers  []string
 	Secret string
-	// Net, if set, is used instead of dialling peers (tests).
+	// Net, if set, is used instead of dialling peers (tests); an elastic
+	// job's must be a transport.Elastic.
 	Net transport.Network
+	// Members, if positive, makes the job elastic: Peers are the slots
+	// processes may take, the first Members start the job, and others
+	// join it while it runs. Join, on a process that joins a running
+	// job, lists addresses of the job's processes to ask.
+	Members int
+	Join    []string
+	Joins   bool
+}
+
+// Elastic reports whether the job's processes may join it while it runs.
+func (c *clusterConfig) Elastic() bool { return c != nil && c.Members > 0 }
+
+// Joining reports whether this process joins a running job.
+func (c *clusterConfig) Joining() bool { return c != nil && c.Joins }
+
+// ElasticCluster makes a distributed job (Cluster) elastic: its peers
+// are slots that processes may take, the processes of the first members
+// slots start it, and the others may join it while it runs (JoinCluster)
+// and leave it. The keyed operators and sources are planned for every
+// slot; the instances of slots without a process own nothing until their
+// process joins. Every process, joining ones too, gives the same members.
+func ElasticCluster(members int) JobOption {
+	return func(c *JobConfig) {
+		if c.Cluster == nil {
+			c.Cluster = &clusterConfig{}
+		}
+		c.Cluster.Members = max(members, -1)
+		if members <= 0 {
+			c.Cluster.Members = -1 // refused by Validate
+		}
+	}
+}
+
+// JoinCluster makes this process of an elastic job (ElasticCluster) join
+// it while it runs, asking the first of addrs (host:port of processes of
+// the job) that answers to let it in.
+func JoinCluster(addrs ...string) JobOption {
+	return func(c *JobConfig) {
+		if c.Cluster == nil {
+			c.Cluster = &clusterConfig{}
+		}
+		c.Cluster.Join, c.Cluster.Joins = append([]string(nil), addrs...), true
+	}
 }
 
 // Cluster makes the job process self of a distributed job whose processes
@@ -32,7 +76,11 @@ type clusterConfig struct {
 // strategies pkg and prompt run in one process only.
 func Cluster(self int, peers []string, secret string) JobOption {
 	return func(c *JobConfig) {
+		old := c.Cluster
 		c.Cluster = &clusterConfig{Self: self, Peers: append([]string(nil), peers...), Secret: secret}
+		if old != nil {
+			c.Cluster.Members, c.Cluster.Join, c.Cluster.Joins = old.Members, old.Join, old.Joins
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -37,6 +38,9 @@ func (c *JobConfig) Validate(procs int) error {
 	}
 	if c.Interval <= 0 {
 		return fmt.Errorf("weir: BatchInterval(%v): must be positive", c.Interval)
+	}
+	if err := c.validateElastic(procs); err != nil {
+		return err
 	}
 	if c.EpochRecords < 0 {
 		return fmt.Errorf("weir: EpochRecords(%d): must not be negative (0 cuts epochs by time)", c.EpochRecords)
@@ -84,6 +88,42 @@ func (c *JobConfig) validateCheckpoints() error {
 			return fmt.Errorf(`weir: FromCheckpoint(""): the directory is empty`)
 		}
 		c.Ckpt.From = c.fromCkpt
+	}
+	return nil
+}
+
+// validateElastic checks ElasticCluster and JoinCluster, and makes the
+// keyed operators and sources start on the members' instances.
+func (c *JobConfig) validateElastic(procs int) error {
+	cl := c.Cluster
+	switch {
+	case cl == nil || cl.Members == 0 && !cl.Joins:
+		return nil
+	case cl.Members < 0:
+		return fmt.Errorf("weir: ElasticCluster(%d): must be at least 1 process", cl.Members)
+	case cl.Members == 0:
+		return errors.New("weir: JoinCluster is for an elastic job: give ElasticCluster too (--members)")
+	case len(cl.Peers) == 0 && cl.Net == nil:
+		return errors.New("weir: ElasticCluster needs the slots' addresses (Cluster, --peers)")
+	case cl.Members > procs:
+		return fmt.Errorf("weir: ElasticCluster(%d): more members than the job's %d slots", cl.Members, procs)
+	case cl.Joins && cl.Net == nil && len(cl.Join) == 0:
+		return errors.New("weir: JoinCluster needs the address of a process of the running job (--join ADDR)")
+	case !cl.Joins && cl.Self >= cl.Members:
+		return fmt.Errorf("weir: process %d is not among the %d that start the elastic job; join it (JoinCluster, --join ADDR)", cl.Self, cl.Members)
+	case cl.Joins && cl.Self < cl.Members:
+		return fmt.Errorf("weir: process %d starts the elastic job (one of the first %d): it cannot join it", cl.Self, cl.Members)
+	case c.Ordered:
+		return errors.New("weir: an ordered job cannot be elastic: its exchanges restore the input order by instance")
+	case c.EpochRecords > 0:
+		return errors.New("weir: an elastic job needs time-based epochs: processes that join must find the epoch by the clock")
+	}
+	active := c.Workers * cl.Members
+	if c.activeSet && c.Active > active {
+		return fmt.Errorf("weir: ActiveInstances(%d): the %d processes that start the elastic job run %d instances", c.Active, cl.Members, active)
+	}
+	if !c.activeSet {
+		c.Active = active
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ type coordinator struct {
 	groups      int
 	log         *slog.Logger
 	from        uint64                      // checkpoint restored from (0: none)
+	first       uint64                      // on a process that joined: its first epoch
 	fromOwn     bool                        // read from store, not another directory
 	records     int64                       // records the sources had read by it, over all processes
 	restored    map[dataflow.BlobKey][]byte // its blobs
@@ -39,6 +40,10 @@ type coordinator struct {
 	// it takes no part in (leave.go).
 	leftMu sync.Mutex
 	gone   map[int]uint64
+	// absent holds, per process of an elastic job that has not joined
+	// from the start, the first checkpoint it takes part in (notYet
+	// until it joins).
+	absent map[int]uint64
 	// tasks is how many reporters joined (their coord.TaskIDs are 0 to
 	// tasks-1); inbox carries their reports and ends, and the peers'
 	// claims, to the service until done closes.
@@ -117,6 +122,16 @@ func (c *coordinator) recoverCommitter(out dataflow.TwoPhase, op string, inst in
 	}
 	c.committers = append(c.committers, cm)
 	return cm, nil
+}
+
+// lastReported is where the reporters start: the checkpoint restored
+// from, or, on a process that joined the job at epoch J, J−1 (the
+// checkpoints before J are process 0's to write for it, empty).
+func (c *coordinator) lastReported() uint64 {
+	if c.first > 0 {
+		return max(c.from, c.first-1)
+	}
+	return c.from
 }
 
 // restoredKeyed returns the blobs of operator op for the key groups kgs.

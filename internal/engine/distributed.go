@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/weirstream/weir/internal/plan"
@@ -37,8 +38,51 @@ func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network,
 	if log == nil {
 		log = slog.Default()
 	}
-	return transport.Dial(ctx, transport.Config{
+	cfg := transport.Config{
 		Self: c.Self, Addrs: c.Peers, Settings: j.meshSettings(p), Secret: c.Secret,
 		TLS: j.Cfg.MeshTLS, DialTimeout: j.Cfg.MeshTimeout, Logger: log,
-	})
+	}
+	if c.Elastic() {
+		cfg.Elastic, cfg.Join = true, c.Join
+		if !c.Joining() {
+			for q := range c.Members {
+				cfg.Members = append(cfg.Members, q)
+			}
+		}
+	}
+	return transport.Dial(ctx, cfg)
+}
+
+// startElastic sets up the slots of an elastic job: on a process that
+// starts it, the first Members take part from the start and the others
+// are absent; one that joins waits for process 0's bootstrap.
+func (j *Job) startElastic(ctx context.Context, net transport.Network) error {
+	c := j.Cfg.Cluster
+	if !c.Elastic() {
+		return nil
+	}
+	if _, ok := net.(transport.Elastic); !ok {
+		return errors.New("weir: an elastic job needs an elastic mesh")
+	}
+	if c.Joining() {
+		if err := j.awaitBootstrap(ctx, net); err != nil {
+			return err
+		}
+	} else {
+		j.slots = newPresence(net.Processes(), func(q int) uint64 {
+			if q < c.Members {
+				return 0
+			}
+			return notYet
+		})
+	}
+	if j.coord != nil {
+		for _, q := range j.slots.absent() {
+			j.coord.joins(q, notYet)
+		}
+		if j.boot != nil {
+			j.coord.first = j.boot.at
+		}
+	}
+	return nil
 }

@@ -34,10 +34,11 @@ type handovers struct {
 	keys  atomic.Int64 // key groups this process handed over
 	live  atomic.Int64 // keyed instances of this process not yet ended
 	reuse reuse        // checkpoint reuse (reuse.go)
+	slots *presence    // the processes present (nil: all)
 }
 
-func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *handovers {
-	h := &handovers{po: newPostOffice(), net: net, pl: pl, done: rt.Done(), mu: make([]sync.Mutex, pl.procs)}
+func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slots *presence) *handovers {
+	h := &handovers{po: newPostOffice(), net: net, pl: pl, done: rt.Done(), mu: make([]sync.Mutex, pl.procs), slots: slots}
 	if net == nil {
 		return h
 	}
@@ -46,7 +47,7 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 			continue
 		}
 		r := net.Receiver(handoverChannel, p)
-		rt.AddService(fmt.Sprintf("handover-from-%d", p), func(done <-chan struct{}) error {
+		rt.AddService(fmt.Sprintf("handover-from-%d", p), gated(slots.joined(p), func(done <-chan struct{}) error {
 			for {
 				msg, err := r.Recv()
 				if err != nil {
@@ -61,7 +62,7 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement) *han
 				}
 				r.Release()
 			}
-		})
+		}))
 	}
 	return h
 }
@@ -88,11 +89,19 @@ func (h *handovers) close() error {
 		return nil
 	}
 	for p := range h.pl.procs {
-		if p != h.pl.self {
+		if p != h.pl.self && h.slots.present(p) {
 			h.closeTo(p)
 		}
 	}
 	return nil
+}
+
+// joined tells process p, which joined the job, that this process hands
+// it nothing, if its keyed instances have all ended (or it has none).
+func (h *handovers) joined(p int) {
+	if h.live.Load() == 0 {
+		h.closeTo(p)
+	}
 }
 
 // closeTo tells process p that this one hands it nothing more: at the

@@ -37,8 +37,11 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	if err != nil {
 		return err
 	}
+	if err := j.elasticSources(p, pl, sp); err != nil {
+		return err
+	}
 	j.mu.Lock()
-	j.handovers = newHandovers(rt, net, pl)
+	j.handovers = newHandovers(rt, net, pl, j.slots)
 	j.handovers.reuse.ckpt, j.handovers.reuse.off, j.handovers.reuse.always = j.coord, j.Cfg.NoCheckpointReuse, j.Cfg.AlwaysDeltas
 	j.splits = sp
 	j.mu.Unlock()
@@ -51,6 +54,8 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	}
 	w := newWiring(j, p, rt, pl, net)
 	j.noteTasks(p, w.heads, pl, rt)
+	j.markAbsent()
+	j.bootLeaves()
 	w.keyedChains()
 	w.nameMeters()
 	w.makeInboxes()
@@ -145,11 +150,12 @@ func (w *wiring) connect() error {
 			}
 			lo, hi := w.senders(e, r)
 			for s := lo; s < hi; s++ {
-				slot := in.Sender(e.Port)
 				if w.pl.local(s, w.par[e.From]) {
+					slot := in.Sender(e.Port)
 					w.slots[slotKey{ei, r, s}] = slot
 					continue
 				}
+				slot := in.SenderFrom(e.Port, w.rt.Retirement(w.runName(e.From), s))
 				wire, err := w.edgeWire(ei, e)
 				if err != nil {
 					return err
@@ -162,7 +168,8 @@ func (w *wiring) connect() error {
 				from := fmt.Sprintf("%s#%d from process %d", w.j.Nodes[e.To].Name, r, proc)
 				pm := w.rt.NewMeter(fmt.Sprintf("%s from process %d", w.chain(e.To), proc), r)
 				recv := w.rt.Meter(w.runName(e.To), r).M
-				w.rt.AddService(from, exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv))
+				pump := exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)
+				w.rt.AddService(from, gated(w.j.slots.joined(proc), pump))
 			}
 		}
 	}
@@ -350,7 +357,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 		})
 	}
 	if j.coord != nil {
-		r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: *snaps, gone: w.rt.Retirement(w.runName(n.Id), inst)}
+		r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: *snaps, gone: w.rt.Retirement(w.runName(n.Id), inst)}
 		if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
 			return err
 		}
@@ -381,7 +388,7 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 		b, err := s.Position()
 		return inst, b, err
 	}
-	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: pos, count: s.Count}}
+	r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: pos, count: s.Count}}
 	if err := r.restore(par, j.Routing(par)); err != nil {
 		return err
 	}

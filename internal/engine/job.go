@@ -59,6 +59,10 @@ type Job struct {
 	splits    *splits
 	// rescale holds the reconfigurations asked for or announced.
 	rescale rescaleState
+	// slots, in an elastic job, says which processes take part from
+	// when; boot is what a joining process started from.
+	slots *presence
+	boot  *boot
 }
 
 // NewJob returns an empty job.
@@ -161,14 +165,19 @@ func (j *Job) Run(ctx context.Context) error {
 		j.coord = c
 		j.mu.Unlock()
 	}
-	rt := j.newRuntime()
 	net, err := j.network(ctx, p)
 	if err != nil {
 		return err
 	}
-	pl := placement{self: 0, procs: 1}
 	if net != nil {
 		defer net.Close()
+	}
+	if err := j.startElastic(ctx, net); err != nil {
+		return err
+	}
+	rt := j.newRuntime()
+	pl := placement{self: 0, procs: 1}
+	if net != nil {
 		pl = placement{self: net.Self(), procs: net.Processes()}
 		j.registry().Peers = peerStats(net)
 	}
@@ -192,29 +201,7 @@ func (j *Job) Run(ctx context.Context) error {
 		defer cancel(nil)
 		j.watchNetwork(rt, net, cancel)
 	}
-	if c := j.Cfg.LeaveOn; c != nil {
-		rt.AddService("leave-on", func(done <-chan struct{}) error {
-			select {
-			case <-c:
-				if _, err := j.Leave(j.Process(), Rescale{}); err != nil {
-					j.Logger().Warn("weir: this process cannot leave the job; stopping the job instead", "process", j.Process(), "reason", err)
-					j.Stop()
-				}
-			case <-done:
-			}
-			return nil
-		})
-	}
-	if c := j.Cfg.StopOn; c != nil {
-		rt.AddService("stop-on", func(done <-chan struct{}) error {
-			select {
-			case <-c:
-				j.Stop()
-			case <-done:
-			}
-			return nil
-		})
-	}
+	j.startControls(rt, net)
 	// A stop asked for before the job could carry it out (the summaries
 	// of a distributed job must run first) takes effect now.
 	j.checkStop()
@@ -270,6 +257,9 @@ func (j *Job) newRuntime() *runtime.Runtime {
 // firstEpoch is the number of the run's first epoch: 0, or the one after
 // the checkpoint it restored.
 func (j *Job) firstEpoch() uint64 {
+	if j.boot != nil {
+		return j.boot.at
+	}
 	if j.coord != nil && j.coord.from > 0 {
 		return j.coord.from + 1
 	}
@@ -394,4 +384,36 @@ func (j *Job) PartitionStats() []dataflow.PartitionStats {
 		out = append(out, s.Snapshot())
 	}
 	return out
+}
+
+// startControls starts what changes the running job from outside: the
+// admission of processes that join (process 0 of an elastic job), and
+// the channels that ask this process to leave or the job to stop.
+func (j *Job) startControls(rt *runtime.Runtime, net transport.Network) {
+	if el, ok := net.(transport.Elastic); ok && j.slots != nil && j.Process() == 0 {
+		j.admitJoins(rt, el)
+	}
+	if c := j.Cfg.LeaveOn; c != nil {
+		rt.AddService("leave-on", func(done <-chan struct{}) error {
+			select {
+			case <-c:
+				if _, err := j.Leave(j.Process(), Rescale{}); err != nil {
+					j.Logger().Warn("weir: this process cannot leave the job; stopping the job instead", "process", j.Process(), "reason", err)
+					j.Stop()
+				}
+			case <-done:
+			}
+			return nil
+		})
+	}
+	if c := j.Cfg.StopOn; c != nil {
+		rt.AddService("stop-on", func(done <-chan struct{}) error {
+			select {
+			case <-c:
+				j.Stop()
+			case <-done:
+			}
+			return nil
+		})
+	}
 }

@@ -89,7 +89,10 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 		return Migration{}, err
 	}
 	gone := func(par int) func(int) bool {
-		return func(inst int) bool { return l.pl.proc(inst, par) == p || l.from[l.pl.proc(inst, par)] > 0 }
+		return func(inst int) bool {
+			q := l.pl.proc(inst, par)
+			return q == p || l.from[q] > 0 || !j.slots.present(q)
+		}
 	}
 	from, err := j.firstFree(rt)
 	if err != nil {
@@ -169,7 +172,9 @@ func (j *Job) canLeave(p int) error {
 		return errors.New("weir: leave: process 0 runs the job's single-instance operators and cannot leave; ask another process to")
 	case l.from[p] > 0:
 		return fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
-	case len(l.from)+1 >= n:
+	case !j.slots.present(p):
+		return fmt.Errorf("weir: leave: process %d has not joined the job", p)
+	case len(l.from)+len(j.slots.absent())+1 >= n:
 		return errors.New("weir: leave: every other process leaves already; one must stay")
 	case len(j.rescale.unmovable) > 0:
 		return fmt.Errorf("weir: leave: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
@@ -297,6 +302,17 @@ func (c *coordinator) left(p int, at uint64) {
 	c.gone[p] = at
 }
 
+// joins records that process p, absent until now, takes part in the
+// checkpoints from epoch at on.
+func (c *coordinator) joins(p int, at uint64) {
+	c.leftMu.Lock()
+	defer c.leftMu.Unlock()
+	if c.absent == nil {
+		c.absent = map[int]uint64{}
+	}
+	c.absent[p] = at
+}
+
 // writeLeft writes, on process 0, the parts of the processes that have
 // left the job for the checkpoint of part: empty, since they hold
 // nothing from the epoch they left on (their key groups moved, their
@@ -310,6 +326,11 @@ func (c *coordinator) writeLeft(part checkpoint.Part) error {
 	var gone []int
 	for p, at := range c.gone {
 		if at <= part.Checkpoint {
+			gone = append(gone, p)
+		}
+	}
+	for p, at := range c.absent {
+		if part.Checkpoint < at {
 			gone = append(gone, p)
 		}
 	}

@@ -43,10 +43,15 @@ func (j *Job) meshSettings(p *plan.Physical) []transport.Setting {
 	}
 	if j.coord != nil {
 		// Processes that restored different checkpoints, or take them at
-		// different epochs, must not run together.
-		s = append(s,
-			transport.Setting{Name: "restored checkpoint", Value: strconv.FormatUint(j.coord.from, 10)},
-			transport.Setting{Name: "--checkpoint-every", Value: strconv.FormatUint(j.coord.every, 10)})
+		// different epochs, must not run together. A process that joins
+		// an elastic job restores nothing.
+		if !c.Cluster.Elastic() {
+			s = append(s, transport.Setting{Name: "restored checkpoint", Value: strconv.FormatUint(j.coord.from, 10)})
+		}
+		s = append(s, transport.Setting{Name: "--checkpoint-every", Value: strconv.FormatUint(j.coord.every, 10)})
+	}
+	if c.Cluster.Elastic() {
+		s = append(s, transport.Setting{Name: "--members", Value: strconv.Itoa(c.Cluster.Members)})
 	}
 	s = append(s, j.identitySettings()...)
 	ph := sha256.Sum256([]byte(p.Explain()))

@@ -269,6 +269,12 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	}
 	c := &coordinator{store: store, every: cfg.Every, keep: cfg.Keep, self: self, procs: procs,
 		groups: j.Cfg.KeyGroups, log: log}
+	if j.Cfg.Cluster.Joining() {
+		// A process that joins a running job restores nothing (it starts
+		// with the schedules process 0 sends) and leaves the store to
+		// the job's other processes as it is.
+		return c, nil
+	}
 	n, ok, err := store.Latest()
 	if err != nil {
 		return nil, err

@@ -39,8 +39,9 @@ type Migration struct {
 	// the others why they stay as they are ("name: why").
 	Sources, Kept []string
 	// Leave, when a process leaves, is the first epoch it takes no part
-	// in (Last is then at least Leave).
-	Leave uint64
+	// in (Last is then at least Leave); Join, when one joins, the first
+	// it takes part in.
+	Leave, Join uint64
 }
 
 // rescaleState is the job's side of reconfigurations: the ones this
@@ -129,6 +130,16 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if r.Instances > most {
 		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the %s run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, what, most)
 	}
+	for par := range scheds {
+		if err := j.checkPresent(r.Instances, par); err != nil {
+			return Migration{}, err
+		}
+	}
+	for _, src := range srcs {
+		if err := j.checkPresent(r.Instances, src.par); err != nil {
+			return Migration{}, err
+		}
+	}
 	from, err := j.firstFree(rt)
 	if err != nil {
 		return Migration{}, err
@@ -215,7 +226,7 @@ func (j *Job) firstFree(rt *runtime.Runtime) (uint64, error) {
 	from := e
 	for _, s := range all {
 		if last := s.Last().From; last > max(e, s.Reached()) {
-			return 0, fmt.Errorf("weir: rescale: the last one is under way until epoch %d; ask again once it is over", last)
+			return 0, fmt.Errorf("%w: the last one is under way until epoch %d; ask again once it is over", errBusy, last)
 		}
 		from = max(from, s.Reached())
 	}
@@ -314,6 +325,9 @@ func (j *Job) heard(from int, recs [][]byte) {
 
 func (j *Job) applyReconfig(rc migrate.Reconfig) error {
 	if ok, err := j.applyLeave(rc.Operator, rc.Table); ok {
+		return err
+	}
+	if ok, err := j.applyJoin(rc.Operator, rc.Table); ok {
 		return err
 	}
 	if name, ok := strings.CutPrefix(rc.Operator, "source/"); ok {

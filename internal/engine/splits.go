@@ -29,6 +29,7 @@ type splits struct {
 	kept   map[string]string
 	sendMu []sync.Mutex // per peer: one goroutine sends at a time
 	live   atomic.Int64 // instances of movable sources here not yet ended
+	slots  *presence    // the processes present (nil: all)
 }
 
 // shareSource is one movable source.
@@ -85,7 +86,7 @@ func (j *Job) movableSource(t plan.Task, procs int) string {
 // each.
 func (j *Job) newSplits(p *plan.Physical, rt *runtime.Runtime, net transport.Network, pl placement) (*splits, error) {
 	s := &splits{box: newShareBox(), net: net, pl: pl, done: rt.Done(), sources: map[string]*shareSource{},
-		kept: map[string]string{}, sendMu: make([]sync.Mutex, pl.procs)}
+		kept: map[string]string{}, sendMu: make([]sync.Mutex, pl.procs), slots: j.slots}
 	named := map[string]int{}
 	for _, t := range p.Tasks {
 		if n := j.Nodes[t.Head]; n.Kind == plan.Source {

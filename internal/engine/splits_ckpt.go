@@ -59,6 +59,17 @@ func encodeTables(name string, ts []*partition.Table) ([]byte, error) {
 // resumes from recorded, by source name.
 func (j *Job) restoredShares() (map[string]*routing.Schedule, error) {
 	out := map[string]*routing.Schedule{}
+	if j.boot != nil {
+		// A process that joined starts from what process 0 sent.
+		for name, ts := range j.boot.shares {
+			s, err := routing.RestoreShares(ts)
+			if err != nil {
+				return nil, fmt.Errorf("weir: joining the job: the shares of source %s: %w", name, err)
+			}
+			out[name] = s
+		}
+		return out, nil
+	}
 	if j.coord == nil || j.coord.restored == nil {
 		return out, nil
 	}
@@ -98,7 +109,7 @@ func (j *Job) checkpointShares(x *shareTask, inst, par int, snaps []dataflow.Sna
 		snaps = append(snaps, dataflow.SnapEntry{Op: op + sharesSuffix, S: sharesSnap{x}})
 	}
 	x.saves = true
-	r := &reporter{c: j.coord, last: j.coord.from, inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: x.reportPos, count: x.st.Count}}
+	r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: x.reportPos, count: x.st.Count}}
 	if err := r.restore(par, j.Routing(par)); err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func (s *splits) listen(rt *runtime.Runtime) {
 			continue
 		}
 		r := s.net.Receiver(splitsChannel, p)
-		rt.AddService(fmt.Sprintf("splits-from-%d", p), func(done <-chan struct{}) error {
+		rt.AddService(fmt.Sprintf("splits-from-%d", p), gated(s.slots.joined(p), func(done <-chan struct{}) error {
 			for {
 				msg, err := r.Recv()
 				if err != nil {
@@ -54,7 +54,7 @@ func (s *splits) listen(rt *runtime.Runtime) {
 				s.box.put(k, n)
 				r.Release()
 			}
-		})
+		}))
 	}
 }
 
@@ -64,7 +64,7 @@ func (s *splits) broadcast(k noteKey, n shareNote) {
 		return
 	}
 	for p := range s.pl.procs {
-		if p == s.pl.self {
+		if p == s.pl.self || !s.slots.present(p) {
 			continue
 		}
 		s.sendMu[p].Lock()
@@ -84,18 +84,27 @@ func (s *splits) ended() error {
 		return nil
 	}
 	for p := range s.pl.procs {
-		if p == s.pl.self {
-			continue
-		}
-		s.sendMu[p].Lock()
-		snd := s.net.Sender(splitsChannel, p)
-		err := snd.Send(append(snd.Buffer(), msgSplitClose))
-		s.sendMu[p].Unlock()
-		if err != nil {
+		if p != s.pl.self && s.slots.present(p) && s.closeTo(p) != nil {
 			return nil
 		}
 	}
 	return nil
+}
+
+// closeTo tells process p that this one files no more notes.
+func (s *splits) closeTo(p int) error {
+	s.sendMu[p].Lock()
+	defer s.sendMu[p].Unlock()
+	snd := s.net.Sender(splitsChannel, p)
+	return snd.Send(append(snd.Buffer(), msgSplitClose))
+}
+
+// joined tells process p, which joined the job, that this process files
+// no notes, if its movable source instances have all ended.
+func (s *splits) joined(p int) {
+	if s.net != nil && len(s.sources) > 0 && s.live.Load() == 0 {
+		_ = s.closeTo(p)
+	}
 }
 
 func appendNote(b []byte, k noteKey, n shareNote) []byte {

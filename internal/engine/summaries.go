@@ -20,7 +20,7 @@ const finishTimeout = 10 * time.Second
 // processes.
 func (j *Job) startSummaries(nw transport.Network) {
 	every := min(max(j.Cfg.Interval/2, 50*time.Millisecond), 500*time.Millisecond)
-	x := summary.Start(nw, summaryChannel, every, func() summary.Message {
+	x := summary.StartAbsent(nw, summaryChannel, every, j.slots.absent(), func() summary.Message {
 		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures(), Reconfigs: j.announced()}
 		if j.coord != nil {
 			_, m.Complete = j.coord.progress()

@@ -86,6 +86,29 @@ func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 	return a.complete(), true
 }
 
+// Absent makes sender s take no part until it joins (Join): it counts as
+// a final sender. It is for senders that are absent from the start.
+func (a *Aligner) Absent(s int) {
+	if !a.final[s] {
+		a.final[s], a.wm[s], a.idle[s] = true, MaxWatermark, false
+		a.live--
+	}
+}
+
+// Join makes absent sender s take part from epoch e: the aligner waits
+// for its marker that ends epoch e (it may end earlier ones too), and it
+// is idle until its first marker, so it holds back no watermark before.
+// It reports false, changing nothing, if e has begun here already
+// (e < Current) or s is not absent.
+func (a *Aligner) Join(s int, e Epoch) bool {
+	if e < a.current || !a.final[s] || a.done {
+		return false
+	}
+	a.final[s], a.idle[s], a.wm[s], a.next[s] = false, true, NoWatermark, e
+	a.live++
+	return true
+}
+
 func (a *Aligner) complete() Marker {
 	last := lastEnded(a)
 	out := Marker{Epoch: last, Final: a.live == 0}

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/trace"
@@ -22,6 +24,9 @@ type Inbox struct {
 	ids   []uint64      // sender index -> the channel's trace identity
 	seqs  []uint64      // sender index -> messages taken from it so far
 	gone  *Retirement   // the instance's retirement
+	// from holds, per sender, the sending instance's retirement if it
+	// runs in another process, which may join the job later.
+	from []*Retirement
 }
 
 // queued returns the number of messages waiting in the inbox.
@@ -53,7 +58,47 @@ func (in *Inbox) Sender(port int) Outlet {
 	id := uint64(in.rt.cfg.Process+1)<<32 | in.rt.channels
 	in.ids = append(in.ids, id)
 	in.seqs = append(in.seqs, 0)
+	in.from = append(in.from, nil)
 	return Outlet{in: in, ch: in.chans[s], link: &link{id: id, gone: in.gone, marked: -1}}
+}
+
+// SenderFrom registers, as Sender does, a sender that is instance x of
+// another process: while x is absent (Retirement.Absent) the task does
+// not wait for it, and it takes it back at the epoch x joins.
+func (in *Inbox) SenderFrom(port int, x *Retirement) Outlet {
+	o := in.Sender(port)
+	in.from[len(in.from)-1] = x
+	return o
+}
+
+// joins applies to al what the senders' retirements say. At start (seen
+// 0) the senders absent in the first epoch are left out, and those whose
+// join epoch is known are taken back from it; later, each absent sender
+// whose join epoch has become known is. It returns what to pass as seen
+// next: the count of joins set in the runtime, plus one.
+func (in *Inbox) joins(al *progress.Aligner, absent []bool, first uint64, seen uint64) (uint64, error) {
+	now := in.rt.joins.Load() + 1
+	if now == seen {
+		return seen, nil
+	}
+	for s, x := range in.from {
+		if x == nil {
+			continue
+		}
+		if seen == 0 && !x.present(first) {
+			al.Absent(s)
+			// A sender that retired before the first epoch never comes
+			// back; one that has not joined yet may.
+			absent[s] = x.From() > first && x.Joins() > first
+		}
+		if j := x.Joins(); absent[s] && j != never {
+			if !al.Join(s, progress.Epoch(j)) {
+				return now, fmt.Errorf("runtime: task %s: sender %d joins at epoch %d, which has begun here already (epoch %d)", in.name, s, j, al.Current())
+			}
+			absent[s] = false
+		}
+	}
+	return now, nil
 }
 
 // Outlet is one sender's end of an inbox, or of a receiver in another

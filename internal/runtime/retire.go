@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/weirstream/weir/internal/progress"
@@ -17,17 +18,62 @@ import (
 // records, which the routing must already keep away (a record sent to a
 // retired instance fails the job rather than get lost).
 
-// Retirement is when one task instance retires: never (the default) or
-// from an epoch on. It is shared by the instance and its senders' outlets.
-type Retirement struct{ from atomic.Uint64 }
+// Retirement is when one task instance takes part in the job: from its
+// join epoch (0, the default; later for an instance of a process that
+// joins the running job) to its retirement (never, the default, or an
+// epoch). It is shared by the instance, its senders' outlets and its
+// receivers' inboxes.
+type Retirement struct {
+	from atomic.Uint64
+	join atomic.Uint64
+	// joined is closed once the instance's join epoch is known; joins,
+	// shared by a runtime's retirements, counts the joins set.
+	joined chan struct{}
+	once   sync.Once
+	joins  *atomic.Uint64
+}
 
-// never is the From of an instance that does not retire.
+// never is the From of an instance that does not retire, and the join
+// epoch of one absent until further notice.
 const never = math.MaxUint64
 
-func newRetirement() *Retirement {
-	r := &Retirement{}
+func newRetirement(joins *atomic.Uint64) *Retirement {
+	r := &Retirement{joined: make(chan struct{}), joins: joins}
 	r.from.Store(never)
+	close(r.joined)
+	r.once.Do(func() {})
 	return r
+}
+
+// Absent makes the instance absent until Join says from when it takes
+// part: it runs in a process that has not joined the job. It must be
+// called before the runtime runs.
+func (r *Retirement) Absent() {
+	r.join.Store(never)
+	r.joined = make(chan struct{})
+	r.once = sync.Once{}
+}
+
+// Join makes an absent instance take part from epoch e on. It must be set
+// before the instance's senders and receivers pass epoch e-1.
+func (r *Retirement) Join(e uint64) {
+	r.join.Store(e)
+	r.once.Do(func() { close(r.joined) })
+	if r.joins != nil {
+		r.joins.Add(1)
+	}
+}
+
+// Joins is the first epoch the instance takes part in: 0, a join epoch,
+// or MaxUint64 while it is absent.
+func (r *Retirement) Joins() uint64 { return r.join.Load() }
+
+// Joined is closed once the instance's first epoch is known.
+func (r *Retirement) Joined() <-chan struct{} { return r.joined }
+
+// present says whether the instance takes part in epoch e.
+func (r *Retirement) present(e uint64) bool {
+	return r.join.Load() <= e && e < r.from.Load()
 }
 
 // Set makes the instance retire from epoch e on: it ends after the
@@ -61,7 +107,7 @@ func (r *Runtime) Retirement(name string, inst int) *Retirement {
 	}
 	x := r.retire[k]
 	if x == nil {
-		x = newRetirement()
+		x = newRetirement(&r.joins)
 		r.retire[k] = x
 	}
 	return x
@@ -80,8 +126,9 @@ func (o Outlet) Until(x *Retirement) Outlet {
 	return o
 }
 
-// dropMark says whether marker m goes to a receiver that no longer takes
-// part: one whose retirement the previous marker already reached.
+// dropMark says whether marker m goes to a receiver that takes no part:
+// one whose retirement the previous marker already reached, or one that
+// has not joined yet (m ends an epoch before its first).
 func (l *link) dropMark(m progress.Marker) bool {
 	if l == nil || l.gone == nil {
 		return false
@@ -90,13 +137,20 @@ func (l *link) dropMark(m progress.Marker) bool {
 		return true
 	}
 	l.marked = int64(m.Epoch)
-	return false
+	return uint64(m.Epoch) < l.gone.Joins()
 }
 
-// checkSend fails a record for a receiver that has retired.
+// checkSend fails a record for a receiver that has retired or not
+// joined yet.
 func (l *link) checkSend() error {
 	if !(Outlet{link: l}).Retired() {
 		return nil
+	}
+	if j := l.gone.Joins(); uint64(l.marked+1) < j {
+		if j == never {
+			return errors.New("runtime: a record for an instance of a process that has not joined the job (the routing still sends it records)")
+		}
+		return fmt.Errorf("runtime: a record for an instance that joins at epoch %d (the routing sends it records of epoch %d)", j, l.marked+1)
 	}
 	return fmt.Errorf("runtime: a record for an instance that retired from epoch %d (the routing still sends it records)", l.gone.From())
 }
@@ -106,9 +160,13 @@ func (o Outlet) Ends(m progress.Marker) bool {
 	return o.link != nil && o.link.gone != nil && o.link.gone.ends(m.Epoch)
 }
 
-// Retired says whether the receiver has retired: the last marker sent
-// to it ended its last epoch, and records sent now would fail.
+// Retired says whether the receiver takes no part now: the last marker
+// sent to it ended its last epoch, or it joins after the epoch being
+// sent; records sent now would fail.
 func (o Outlet) Retired() bool {
 	l := o.link
-	return l != nil && l.gone != nil && l.marked >= 0 && l.gone.ends(progress.Epoch(l.marked))
+	if l == nil || l.gone == nil {
+		return false
+	}
+	return l.marked >= 0 && l.gone.ends(progress.Epoch(l.marked)) || uint64(l.marked+1) < l.gone.Joins()
 }

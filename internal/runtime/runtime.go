@@ -126,6 +126,7 @@ type Runtime struct {
 	channels uint64 // local channels made
 	retireMu sync.Mutex
 	retire   map[meterKey]*Retirement
+	joins    atomic.Uint64 // joins set on the retirements
 }
 
 type sourceSpec struct {

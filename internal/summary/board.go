@@ -38,6 +38,17 @@ func (b *Board) Gone(p int) {
 	b.gone[p] = true
 }
 
+// absent says whether process p never took part: gone without a word.
+func (b *Board) absent(p int) bool { return b.gone[p] && !b.have[p] }
+
+// Back records that process p, gone because it had not joined, is
+// present now.
+func (b *Board) Back(p int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gone[p] = false
+}
+
 // Settled reports whether every process but self has sent its final
 // message or is gone.
 func (b *Board) Settled(self int) bool {
@@ -62,6 +73,8 @@ func (b *Board) Totals(self int, own []Count) (totals map[string]int64, missing 
 		counts := m.Counts
 		if p == self {
 			counts = own
+		} else if b.absent(p) {
+			continue
 		} else if !b.final[p] {
 			missing = append(missing, p)
 		}
@@ -78,7 +91,7 @@ func (b *Board) AllEnded(self int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for p, m := range b.latest {
-		if p != self && (!b.final[p] || m.Stopped) {
+		if p != self && !b.absent(p) && (!b.final[p] || m.Stopped) {
 			return false
 		}
 	}

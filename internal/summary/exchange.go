@@ -2,6 +2,7 @@ package summary
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weirstream/weir/internal/transport"
@@ -18,6 +19,9 @@ type Exchange struct {
 	final  chan struct{}
 	sent   chan struct{} // closed once the final message is sent (or cannot be)
 	once   sync.Once
+	// absent marks the processes that have not joined the job (an
+	// elastic one): nothing is sent to them, and nothing awaited.
+	absent []atomic.Bool
 }
 
 // Start starts exchanging summaries on channel ch of nw: local returns
@@ -25,8 +29,19 @@ type Exchange struct {
 // every interval and at each Kick; notify, if not nil, is called with
 // every newer message from a peer, on that peer's receiving goroutine.
 func Start(nw transport.Network, ch uint32, every time.Duration, local func() Message, notify func(Message)) *Exchange {
+	return StartAbsent(nw, ch, every, nil, local, notify)
+}
+
+// StartAbsent starts an exchange, as Start does, in which the processes
+// absent have not joined yet: they count as gone until Join.
+func StartAbsent(nw transport.Network, ch uint32, every time.Duration, absent []int, local func() Message, notify func(Message)) *Exchange {
 	x := &Exchange{net: nw, ch: ch, board: NewBoard(nw.Processes()), local: local, notify: notify,
-		kick: make(chan struct{}, 1), final: make(chan struct{}), sent: make(chan struct{})}
+		kick: make(chan struct{}, 1), final: make(chan struct{}), sent: make(chan struct{}),
+		absent: make([]atomic.Bool, nw.Processes())}
+	for _, p := range absent {
+		x.absent[p].Store(true)
+		x.board.Gone(p)
+	}
 	for p := range nw.Processes() {
 		if p != nw.Self() {
 			go x.receive(p)
@@ -34,6 +49,14 @@ func Start(nw transport.Network, ch uint32, every time.Duration, local func() Me
 	}
 	go x.send(every)
 	return x
+}
+
+// Join takes process p in: it joined the job, so it is sent this
+// process's messages and its own are awaited.
+func (x *Exchange) Join(p int) {
+	x.board.Back(p)
+	x.absent[p].Store(false)
+	x.Kick()
 }
 
 // Board returns the peers' newest messages.
@@ -69,22 +92,22 @@ func (x *Exchange) Finish(timeout time.Duration) {
 func (x *Exchange) send(every time.Duration) {
 	defer close(x.sent)
 	senders := make([]transport.Sender, x.net.Processes())
-	for p := range senders {
-		if p != x.net.Self() {
-			senders[p] = x.net.Sender(x.ch, p)
-		}
-	}
+	failed := make([]bool, len(senders))
 	var seq uint64
 	broadcast := func(final bool) {
 		seq++
 		m := x.local()
 		m.Process, m.Seq, m.Final = x.net.Self(), seq, final
-		for p, s := range senders {
-			if s == nil {
+		for p := range senders {
+			if p == x.net.Self() || failed[p] || x.absent[p].Load() {
 				continue
 			}
+			if senders[p] == nil {
+				senders[p] = x.net.Sender(x.ch, p)
+			}
+			s := senders[p]
 			if err := s.Send(Encode(s.Buffer(), m)); err != nil {
-				senders[p] = nil // gone or failed: the network says why
+				failed[p] = true // gone or failed: the network says why
 			}
 		}
 	}

@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weirstream/weir/internal/migrate"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// A process joins a running elastic job as a leave goes, in reverse.
+// Process 0 (which never leaves) lets it in: on the mesh's Joined event
+// it plans, from an epoch J far enough ahead for every process to hear
+// of it, that the slot takes part from J, and that its instances take
+// key groups (migrate.Spread over the instances present, in steps of
+// the rescale's strategy from J+1) and source shares (from J+1). It
+// announces the plan like a rescale (join/<p>, then the steps) and sends
+// the joiner what a restart would read from a checkpoint: the routing
+// and share schedules in force at J and later, and which slots take
+// part from when (bootstrap.go). Every process marks the slot's
+// instances as taking part from J (runtime.Retirement.Join): outlets
+// towards them drop markers until the one that ends J, and aligners wait
+// for them from J on. The joiner starts its runtime at epoch J.
+
+// joinPrefix names the announcement that a process joins: a Reconfig
+// named join/<process> whose table carries the epoch it takes part from.
+const joinPrefix = "join/"
+
+// errBusy is what a reconfiguration meets while another is under way
+// (its message continues with the one under way).
+var errBusy = errors.New("weir: rescale")
+
+// admitJoins, on process 0 of an elastic job, lets in each process that
+// joins: when the mesh reports it, the join is planned and announced,
+// and the joiner is sent its bootstrap (or why it cannot join).
+func (j *Job) admitJoins(rt *runtime.Runtime, el transport.Elastic) {
+	rt.AddService("admit-joins", func(done <-chan struct{}) error {
+		for {
+			select {
+			case ev, ok := <-el.Events():
+				if !ok {
+					return nil
+				}
+				if ev.Kind == transport.Joined && !j.slots.present(ev.Slot) {
+					j.admit(ev.Slot, el, done)
+				}
+			case <-done:
+				return nil
+			}
+		}
+	})
+}
+
+// admit lets process p in, retrying while a reconfiguration is under
+// way; a join that cannot be is refused, and p told why.
+func (j *Job) admit(p int, el transport.Elastic, done <-chan struct{}) {
+	for {
+		boot, mg, err := j.planJoin(p)
+		if err == nil {
+			j.Logger().Info("weir: a process joins the job", "process", p, "epoch", mg.Join, "steps", mg.Steps, "moves", mg.Moves)
+			sendBootstrap(el, p, boot)
+			return
+		}
+		if !errors.Is(err, errBusy) {
+			j.Logger().Warn("weir: a process cannot join the job", "process", p, "reason", err)
+			sendRefusal(el, p, err)
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// planJoin plans, announces and puts in force here that process p takes
+// part from the first free epoch, and returns its bootstrap.
+func (j *Job) planJoin(p int) ([]byte, Migration, error) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	if err := j.canJoin(p); err != nil {
+		return nil, Migration{}, err
+	}
+	rt, err := j.reconfigurable()
+	if err != nil {
+		return nil, Migration{}, err
+	}
+	at, err := j.firstFree(rt)
+	if err != nil {
+		return nil, Migration{}, err
+	}
+	l := &j.rescale.leave
+	on := func(par int) func(int) bool {
+		return func(inst int) bool {
+			q := l.pl.proc(inst, par)
+			return q == p || j.slots.present(q) && l.from[q] == 0
+		}
+	}
+	spread := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
+		return migrate.Spread(old, on(par), from)
+	}
+	kp, mg, announce, err := j.planKeyed(j.keyedSchedules(), at+1, Rescale{}, spread)
+	if err != nil {
+		return nil, Migration{}, err
+	}
+	sp, _, shareAnn, err := j.planShares(at+1, func(name string, par int) []int {
+		return joinedReaders(j.splits.sources[name].sched.At(at), par, func(inst int) bool { return l.pl.proc(inst, par) == p })
+	}, false)
+	if err != nil {
+		return nil, Migration{}, err
+	}
+	t, err := partition.NewTable(at, 1, []int{0})
+	if err != nil {
+		return nil, Migration{}, err
+	}
+	b, err := migrate.Encode(migrate.Reconfig{Operator: joinPrefix + strconv.Itoa(p), Table: t})
+	if err != nil {
+		return nil, Migration{}, err
+	}
+	announce = append(append([][]byte{b}, announce...), shareAnn...)
+	if size := announceSize(announce); size > maxAnnounce {
+		return nil, Migration{}, fmt.Errorf("weir: join: its %d steps take %d bytes to announce, more than %d", mg.Steps, size, maxAnnounce)
+	}
+	j.joined(p, at)
+	for _, kps := range kp {
+		for i, st := range kps.steps {
+			if err := kps.s.Add(st.Table); err != nil {
+				return nil, Migration{}, fmt.Errorf("weir: join: step %d: %w", i, err)
+			}
+		}
+	}
+	if err := addShares(sp); err != nil {
+		return nil, Migration{}, fmt.Errorf("weir: join: %w", err)
+	}
+	if mg.Steps == 0 {
+		mg.First = at
+	}
+	mg.Join, mg.Last = at, max(mg.Last, at+1)
+	j.rescale.announced, j.rescale.last = announce, mg.Last
+	boot, err := j.bootstrap(p, at)
+	if err != nil {
+		return nil, Migration{}, err
+	}
+	j.kickSummaries()
+	return boot, mg, nil
+}
+
+// canJoin refuses a join of process p that cannot be carried out. It
+// holds j.rescale.mu.
+func (j *Job) canJoin(p int) error {
+	l := &j.rescale.leave
+	switch {
+	case j.slots == nil:
+		return errors.New("weir: join: the job is not elastic")
+	case l.from[p] > 0:
+		return fmt.Errorf("weir: join: slot %d was left at epoch %d; a process may take only a slot that was never taken", p, l.from[p])
+	case len(j.rescale.unmovable) > 0:
+		return fmt.Errorf("weir: join: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
+	}
+	return nil
+}
+
+// joinedReaders are the readers of a source's shares once the instances
+// joining says join in: those of cur (the share table in force) and
+// then the joining ones, or nil if the source has none on the joiner.
+func joinedReaders(cur *partition.Table, par int, joining func(int) bool) []int {
+	var out, added []int
+	for i := range cur.Groups() {
+		out = append(out, cur.Owner(partition.KeyGroup(i)))
+	}
+	for i := range par {
+		if joining(i) && !slices.Contains(out, i) {
+			added = append(added, i)
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	return append(out, added...)
+}
+
+// applyJoin puts in force a peer's announcement that process p joins.
+func (j *Job) applyJoin(op string, t *partition.Table) (bool, error) {
+	ps, ok := strings.CutPrefix(op, joinPrefix)
+	if !ok {
+		return false, nil
+	}
+	p, err := strconv.Atoi(ps)
+	if err != nil || p < 0 || p >= j.Processes() || j.slots == nil {
+		return true, fmt.Errorf("a join of an unknown process %q", ps)
+	}
+	if at := j.slots.from(p); at == t.From {
+		return true, nil // heard already
+	} else if at != notYet {
+		return true, fmt.Errorf("process %d takes part from epoch %d, and from %d", p, at, t.From)
+	}
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	if err := j.canRetire(t.From); err != nil {
+		return true, fmt.Errorf("a process joins: %w", err)
+	}
+	j.joined(p, t.From)
+	return true, nil
+}
+
+// joined makes process p take part from epoch at, here: its instances,
+// the summaries, the handovers, the source notes and the checkpoints
+// count it from then on. It holds j.rescale.mu.
+func (j *Job) joined(p int, at uint64) {
+	if !j.slots.set(p, at) {
+		return
+	}
+	l := &j.rescale.leave
+	for _, t := range l.tasks {
+		for inst := range t.par {
+			if l.pl.proc(inst, t.par) == p {
+				l.rt.Retirement(t.name, inst).Join(at)
+			}
+		}
+	}
+	j.mu.Lock()
+	x, h, sp, c := j.summaries, j.handovers, j.splits, j.coord
+	j.mu.Unlock()
+	if x != nil {
+		x.Join(p)
+	}
+	if h != nil {
+		h.joined(p)
+	}
+	if sp != nil {
+		sp.joined(p)
+	}
+	if c != nil {
+		c.joins(p, at)
+	}
+}
+
+// markAbsent marks, before the run, the instances of the slots without a
+// process as absent: senders drop what they would send them, receivers
+// do not wait for them, until they join. It holds nothing.
+func (j *Job) markAbsent() {
+	absent := j.slots.absent()
+	if len(absent) == 0 {
+		return
+	}
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	l := &j.rescale.leave
+	for _, t := range l.tasks {
+		for inst := range t.par {
+			if slices.Contains(absent, l.pl.proc(inst, t.par)) {
+				l.rt.Retirement(t.name, inst).Absent()
+			}
+		}
+	}
+}
+
+// checkPresent refuses a rescale onto the first n instances of par when
+// some run in a slot without a process, or in one that leaves.
+func (j *Job) checkPresent(n, par int) error {
+	l := &j.rescale.leave
+	for inst := range min(n, par) {
+		q := l.pl.proc(inst, par)
+		if !j.slots.present(q) {
+			return fmt.Errorf("weir: rescale to %d instances: instance %d runs in process %d, which has not joined the job", n, inst, q)
+		}
+		if l.from[q] > 0 {
+			return fmt.Errorf("weir: rescale to %d instances: instance %d runs in process %d, which leaves the job", n, inst, q)
+		}
+	}
+	return nil
+}
