@@ -114,8 +114,9 @@ func (j *Job) Rescale(instances int, opts ...RescaleOption) (*Migration, error) 
 // Wait waits until this process has completed the epoch of the last step,
 // the job ended or ctx is done; Completed then says whether the last step
 // was reached (a job may reach the end of its input first). A process
-// whose keyed operators feed no sink of its own completes no epoch and
-// waits for the job's end.
+// whose keyed operators feed no sink of its own has completed an epoch
+// once every task instance it runs has: its handovers of the step are
+// done then.
 func (m *Migration) Wait(ctx context.Context) error {
 	t := time.NewTicker(5 * time.Millisecond)
 	defer t.Stop()

@@ -47,12 +47,19 @@ func TestRescaleProcesses(t *testing.T) {
 // returns the processes and process 0's outputs once the job ended.
 func rescaleTwoProcesses(t *testing.T, in []rec, from, to, ask int, opts []weir.JobOption, ropts ...weir.RescaleOption) ([]*weir.Job, []rsOut) {
 	t.Helper()
+	return rescaleTwoWaited(t, in, from, to, ask, opts, nil, ropts...)
+}
+
+// rescaleTwoWaited is rescaleTwoProcesses that calls waited (if set) with
+// the migration and the processes once Wait returned.
+func rescaleTwoWaited(t *testing.T, in []rec, from, to, ask int, opts []weir.JobOption, waited func(*weir.Migration, []*weir.Job), ropts ...weir.RescaleOption) ([]*weir.Job, []rsOut) {
+	t.Helper()
 	outs := make([]*weir.Collect[rsOut], 2)
 	// 2500 records a second: the rescale takes force 1.5 s after it is
 	// asked, well before the input ends.
-	jobs := twoProcesses(t, append([]weir.JobOption{weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(from)}, opts...),
+	jobs := twoProcessesWaited(t, append([]weir.JobOption{weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(from)}, opts...),
 		func(i int, j *weir.Job) { outs[i] = rescaleOpsAt(j, in, 2500, nil) },
-		func(jobs []*weir.Job) bool { return jobs[0].Metrics().Records >= 1000 }, ask, to, ropts...)
+		func(jobs []*weir.Job) bool { return jobs[0].Metrics().Records >= 1000 }, ask, to, waited, ropts...)
 	if n := len(outs[1].Records()); n != 0 {
 		t.Errorf("process 1's sink got %d records; sinks run on process 0", n)
 	}
@@ -67,6 +74,14 @@ func rescaleTwoProcesses(t *testing.T, in []rec, from, to, ask int, opts []weir.
 // to rescale it to instances to with ropts once ready says so, and
 // returns the processes once the job ended.
 func twoProcesses(t *testing.T, opts []weir.JobOption, build func(i int, j *weir.Job), ready func([]*weir.Job) bool, ask, to int, ropts ...weir.RescaleOption) []*weir.Job {
+	t.Helper()
+	return twoProcessesWaited(t, opts, build, ready, ask, to, nil, ropts...)
+}
+
+// twoProcessesWaited is twoProcesses that calls waited (if set) with the
+// migration and the processes once Wait returned.
+func twoProcessesWaited(t *testing.T, opts []weir.JobOption, build func(i int, j *weir.Job), ready func([]*weir.Job) bool, ask, to int,
+	waited func(*weir.Migration, []*weir.Job), ropts ...weir.RescaleOption) []*weir.Job {
 	t.Helper()
 	opts = append([]weir.JobOption{weir.Workers(2)}, opts...)
 	nets := transport.NewLocal(2)
@@ -92,6 +107,8 @@ func twoProcesses(t *testing.T, opts []weir.JobOption, build func(i int, j *weir
 		t.Errorf("Rescale(%d) of process %d: %v", to, ask, err)
 	} else if err := m.Wait(ctx); err != nil {
 		t.Errorf("waiting for the rescale: %v", err)
+	} else if waited != nil {
+		waited(m, jobs)
 	}
 	wg.Wait()
 	for i, err := range errs {

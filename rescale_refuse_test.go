@@ -13,9 +13,9 @@ import (
 )
 
 // refusedRescale runs j until its sources have read some records, asks
-// it to rescale to instances, and returns the error (the job runs to its
-// end either way).
-func refusedRescale(t *testing.T, j *weir.Job, instances int) error {
+// it to rescale to instances with opts, and returns the error (the job
+// runs to its end either way).
+func refusedRescale(t *testing.T, j *weir.Job, instances int, opts ...weir.RescaleOption) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -24,7 +24,7 @@ func refusedRescale(t *testing.T, j *weir.Job, instances int) error {
 	for j.Metrics().Records == 0 && ctx.Err() == nil {
 		time.Sleep(2 * time.Millisecond)
 	}
-	_, err := j.Rescale(instances)
+	_, err := j.Rescale(instances, opts...)
 	if runErr := <-done; runErr != nil {
 		t.Fatalf("Run: %v", runErr)
 	}
@@ -70,6 +70,11 @@ func TestRescaleRefused(t *testing.T) {
 	t.Run("ActiveInstances(-1)", func(t *testing.T) {
 		j := refuseJob(weir.ActiveInstances(-1))
 		wantRefusal(t, runErr(t, j), "ActiveInstances(-1)")
+	})
+	t.Run("fluid over 8192 key groups", func(t *testing.T) {
+		// 6144 steps of 8192 key groups: more than migrate.MaxStepOwners.
+		err := refusedRescale(t, refuseJob(weir.ActiveInstances(2), weir.KeyGroups(8192)), 4, weir.WithStrategy(weir.Fluid))
+		wantRefusal(t, err, "6144 steps cannot be announced", "fewer steps")
 	})
 	t.Run("ordered", func(t *testing.T) {
 		wantRefusal(t, refusedRescale(t, refuseJob(weir.Ordered()), 2), "ordered")

@@ -250,11 +250,17 @@ const routingSuffix = "#routing"
 // routingSnap saves the tables in force after the checkpoint's epoch.
 type routingSnap struct{ x *handover }
 
+// SnapshotInstance saves the tables as the steps a rescale announces
+// (migrate.EncodeSteps: the first whole, the others as the key groups
+// that change owner), in as few encodings as migrate.MaxStepOwners
+// allows, so that a checkpoint taken during a rescale of many steps
+// holds a few bytes a step.
 func (r routingSnap) SnapshotInstance() ([]byte, error) {
 	ts := r.x.sched.Tables(r.x.epoch + 1)
-	b := binary.AppendUvarint(nil, uint64(len(ts)))
-	for _, t := range ts {
-		enc, err := migrate.Encode(migrate.Reconfig{Operator: r.x.task, Table: t})
+	per := max(migrate.MaxStepOwners/ts[0].Groups(), 1)
+	b := binary.AppendUvarint(nil, uint64((len(ts)+per-1)/per))
+	for i := 0; i < len(ts); i += per {
+		enc, err := migrate.EncodeSteps(r.x.task, ts[i:min(i+per, len(ts))])
 		if err != nil {
 			return nil, err
 		}
@@ -268,7 +274,9 @@ func (r routingSnap) SnapshotInstance() ([]byte, error) {
 // built (restoredSchedules).
 func (routingSnap) RestoreInstance([]byte) error { return nil }
 
-// decodeTables reads what routingSnap saved.
+// decodeTables reads what routingSnap saved: encodings of steps, or (as
+// a source's shares are saved, and the routing of older checkpoints) of
+// one table each.
 func decodeTables(b []byte) ([]*partition.Table, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > 1<<16 {
@@ -281,11 +289,13 @@ func decodeTables(b []byte) ([]*partition.Table, error) {
 		if k <= 0 || l > uint64(len(b)-k) {
 			return nil, fmt.Errorf("weir: a corrupt routing record")
 		}
-		r, err := migrate.Decode(b[k : k+int(l)])
+		rs, err := migrate.DecodeSteps(b[k : k+int(l)])
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r.Table)
+		for _, r := range rs {
+			out = append(out, r.Table)
+		}
 		b = b[k+int(l):]
 	}
 	return out, nil

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +64,8 @@ type rescaleState struct {
 	pars map[int]bool
 	// leave is what this process knows of processes that leave.
 	leave leaveState
+	// heard holds, by peer, the announcement of its last put in force.
+	heard map[int][][]byte
 }
 
 // keyed notes a keyed task of par instances.
@@ -84,7 +88,10 @@ func (j *Job) keyedSchedules() map[int]*routing.Schedule {
 }
 
 // maxAnnounce bounds the bytes of a rescale's announcement, which every
-// summary repeats.
+// summary repeats. Each keyed group's steps are announced in one
+// encoding (migrate.EncodeSteps) of a few bytes a step past the first
+// table, and migrate.MaxStepOwners bounds the tables they decode into:
+// a fluid rescale over 4096 key groups takes some 22 KiB.
 const maxAnnounce = 1 << 20
 
 // routingName names the keyed operators of par instances in a Reconfig:
@@ -212,7 +219,7 @@ func (j *Job) firstFree(rt *runtime.Runtime) (uint64, error) {
 	if j.Processes() > 1 {
 		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
 	}
-	e := j.rescale.completed.Load()
+	e := j.CompletedEpoch()
 	if j.Cfg.EpochRecords == 0 {
 		e = max(e, uint64(rt.WallEpoch()))
 	}
@@ -259,12 +266,9 @@ func (j *Job) planKeyed(scheds map[int]*routing.Schedule, from uint64, r Rescale
 			return nil, mg, nil, fmt.Errorf("weir: rescale: %w", err)
 		}
 		plans = append(plans, plannedSteps{s, steps})
+		tables := make([]*partition.Table, len(steps))
 		for i, st := range steps {
-			b, err := migrate.Encode(migrate.Reconfig{Operator: routingName(par), Table: st.Table})
-			if err != nil {
-				return nil, mg, nil, err
-			}
-			announce = append(announce, b)
+			tables[i] = st.Table
 			mg.Moves += len(st.Moves)
 			if mg.Steps == 0 || st.Table.From < mg.First {
 				mg.First = st.Table.From
@@ -272,6 +276,15 @@ func (j *Job) planKeyed(scheds map[int]*routing.Schedule, from uint64, r Rescale
 			mg.Last = max(mg.Last, st.Table.From)
 			mg.Steps = max(mg.Steps, i+1)
 		}
+		if len(steps) == 0 {
+			continue
+		}
+		// One announcement for all the steps of the group.
+		b, err := migrate.EncodeSteps(routingName(par), tables)
+		if err != nil {
+			return nil, mg, nil, fmt.Errorf("weir: rescale: its %d steps cannot be announced: %w; use fewer steps (batched, PerPair) or fewer key groups", len(steps), err)
+		}
+		announce = append(announce, b)
 	}
 	return plans, mg, announce, nil
 }
@@ -302,25 +315,41 @@ func (j *Job) canRescale() error {
 func (j *Job) announced() [][]byte {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
-	if j.rescale.completed.Load() >= j.rescale.last {
+	if j.CompletedEpoch() >= j.rescale.last {
 		j.rescale.announced = nil
 	}
 	return j.rescale.announced
 }
 
 // heard puts in force the reconfigurations a peer announced; one that
-// comes too late for this process fails the job.
+// is malformed or comes too late for this process fails the job. A peer
+// repeats its announcement in every summary: one equal to the last put
+// in force is not decoded again (the encodings are canonical).
 func (j *Job) heard(from int, recs [][]byte) {
+	j.rescale.mu.Lock()
+	last := j.rescale.heard[from]
+	j.rescale.mu.Unlock()
+	if len(recs) == 0 || slices.EqualFunc(recs, last, bytes.Equal) {
+		return
+	}
 	for _, b := range recs {
-		rc, err := migrate.Decode(b)
-		if err == nil {
-			err = j.applyReconfig(rc)
+		rcs, err := migrate.DecodeSteps(b)
+		for _, rc := range rcs {
+			if err == nil {
+				err = j.applyReconfig(rc)
+			}
 		}
 		if err != nil {
 			j.failRun(fmt.Errorf("weir: process %d announced a rescale this process cannot follow: %w", from, err))
 			return
 		}
 	}
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	if j.rescale.heard == nil {
+		j.rescale.heard = map[int][][]byte{}
+	}
+	j.rescale.heard[from] = recs
 }
 
 func (j *Job) applyReconfig(rc migrate.Reconfig) error {
@@ -386,9 +415,18 @@ func (j *Job) RescaleFigures() RescaleFigures {
 	return RescaleFigures{Bytes: h.moved.Load(), Whole: h.reuse.whole.Load(), KeyGroups: h.keys.Load(), Deltas: h.reuse.sent()}
 }
 
-// CompletedEpoch is the newest epoch this process's terminal tasks have
-// all completed.
-func (j *Job) CompletedEpoch() uint64 { return j.rescale.completed.Load() }
+// CompletedEpoch is the newest epoch this process has completed: the
+// newest its terminal tasks have all completed or, if later, the newest
+// every task instance of it that runs has (the only measure in a process
+// without terminal tasks, whose keyed operators feed sinks elsewhere).
+// Once it is at a step's epoch, the handovers of the step are done here.
+func (j *Job) CompletedEpoch() uint64 {
+	e := j.rescale.completed.Load()
+	if reg := j.registry(); reg != nil {
+		e = max(e, reg.Completed())
+	}
+	return e
+}
 
 // Done returns a channel closed once the running job's runtime stopped,
 // or nil before it runs.

@@ -74,6 +74,6 @@ func (j *Job) loadOwner(op string) func(kg int) int {
 	if !ok {
 		return nil
 	}
-	rt := j.Schedule(par).At(j.rescale.completed.Load() + 1)
+	rt := j.Schedule(par).At(j.CompletedEpoch() + 1)
 	return func(kg int) int { return rt.Owner(partition.KeyGroup(kg)) }
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,35 @@ func (r *Registry) Instances() []*Instance {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]*Instance(nil), r.instances...)
+}
+
+// Completed is the newest epoch every instance of the process that runs
+// has completed (one that has ended has nothing left to complete), or,
+// once all have ended, the newest any completed; 0 while one has not
+// started. A process with no terminal instance completes an epoch by this
+// measure only.
+func (r *Registry) Completed() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var running, ended uint64 = math.MaxUint64, 0
+	for _, in := range r.instances {
+		// Ended before the epoch: an instance completes its last epoch
+		// before it ends.
+		started, end := in.started.Load() != 0, in.ended.Load() != 0
+		e := in.epoch.Load()
+		switch {
+		case !started:
+			return 0
+		case end:
+			ended = max(ended, e)
+		default:
+			running = min(running, e)
+		}
+	}
+	if running == math.MaxUint64 {
+		return ended
+	}
+	return running
 }
 
 // Load returns the key-group load of the keyed operator named op, with

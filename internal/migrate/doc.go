@@ -6,6 +6,11 @@
 // processes announce to each other ahead of E; Encode gives it one
 // canonical encoding (magic, version, fields, CRC-32C) and Decode reads it
 // back, refusing anything else with an error wrapping ErrCorrupt.
+// EncodeSteps encodes the tables of a plan's steps for one operator at
+// once, the first whole and each later one as the key groups whose owner
+// changes, so that a plan of many steps takes a few bytes a step;
+// DecodeSteps reads it (or Encode's) back into the same tables, with the
+// same guarantees, and MaxStepOwners bounds what it builds.
 //
 // Plan turns an old routing table into a new one as a sequence of Steps,
 // with the strategies of Megaphone: AllAtOnce (one step), Fluid (one key

@@ -70,8 +70,7 @@ func Encode(r Reconfig) ([]byte, error) {
 	}
 	t := r.Table
 	n, k := t.Instances(), t.Groups()
-	w := ownerWidth(n)
-	b := make([]byte, 0, headerLen+40+len(r.Operator)+k*w+trailerLen)
+	b := make([]byte, 0, headerLen+40+len(r.Operator)+k*ownerWidth(n)+trailerLen)
 	b = append(b, recMagic...)
 	b = append(b, recVersion)
 	b = binary.AppendUvarint(b, t.From)
@@ -79,7 +78,14 @@ func Encode(r Reconfig) ([]byte, error) {
 	b = append(b, r.Operator...)
 	b = binary.AppendUvarint(b, uint64(n))
 	b = binary.AppendUvarint(b, uint64(k))
-	for kg := 0; kg < k; kg++ {
+	return seal(appendOwners(b, t)), nil
+}
+
+// appendOwners appends the owner of every key group of t, in order, in
+// ownerWidth(t.Instances()) bytes each.
+func appendOwners(b []byte, t *partition.Table) []byte {
+	w := ownerWidth(t.Instances())
+	for kg := 0; kg < t.Groups(); kg++ {
 		o := t.Owner(partition.KeyGroup(kg))
 		if w == 1 {
 			b = append(b, byte(o))
@@ -87,7 +93,12 @@ func Encode(r Reconfig) ([]byte, error) {
 			b = binary.LittleEndian.AppendUint16(b, uint16(o))
 		}
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+	return b
+}
+
+// seal appends the checksum of b.
+func seal(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
 // decoder reads fields; every error it returns wraps ErrCorrupt.
@@ -131,33 +142,18 @@ func (d *decoder) bounded(field string, lo, hi uint64) (int, error) {
 // and allocates at most a small multiple of len(b): each key group it
 // accepts takes at least one byte of the input.
 func Decode(b []byte) (Reconfig, error) {
-	if len(b) < headerLen+trailerLen {
-		return Reconfig{}, fmt.Errorf("%w: %d bytes is too short", ErrCorrupt, len(b))
+	d, err := open(b, recVersion)
+	if err != nil {
+		return Reconfig{}, err
 	}
-	if string(b[:len(recMagic)]) != recMagic {
-		return Reconfig{}, fmt.Errorf("%w: bad magic %q", ErrCorrupt, b[:len(recMagic)])
-	}
-	if v := b[len(recMagic)]; v != recVersion {
-		return Reconfig{}, fmt.Errorf("%w: version %d; this build reads %d", ErrCorrupt, v, recVersion)
-	}
-	end := len(b) - trailerLen
-	if want, got := binary.LittleEndian.Uint32(b[end:]), crc32.Checksum(b[:end], castagnoli); want != got {
-		return Reconfig{}, fmt.Errorf("%w: checksum %08x, computed %08x", ErrCorrupt, want, got)
-	}
-	d := &decoder{b: b[:end], off: headerLen}
 	epoch, err := d.uvarint("epoch")
 	if err != nil {
 		return Reconfig{}, err
 	}
-	nameLen, err := d.bounded("operator length", 0, MaxOperatorLen)
+	name, err := d.operator()
 	if err != nil {
 		return Reconfig{}, err
 	}
-	if nameLen > len(d.b)-d.off {
-		return Reconfig{}, d.fail("operator", "%d bytes, %d remain", nameLen, len(d.b)-d.off)
-	}
-	name := string(d.b[d.off : d.off+nameLen])
-	d.off += nameLen
 	instances, err := d.bounded("instances", 1, 1<<16)
 	if err != nil {
 		return Reconfig{}, err
@@ -166,11 +162,61 @@ func Decode(b []byte) (Reconfig, error) {
 	if err != nil {
 		return Reconfig{}, err
 	}
-	w := ownerWidth(instances)
-	if rest := len(d.b) - d.off; rest != groups*w {
+	if w, rest := ownerWidth(instances), len(d.b)-d.off; rest != groups*w {
 		return Reconfig{}, d.fail("owners", "%d key groups of %d bytes each, but %d bytes remain", groups, w, rest)
 	}
 	owner := make([]int, groups)
+	if err := d.owners(owner, instances); err != nil {
+		return Reconfig{}, err
+	}
+	t, err := partition.NewTable(epoch, instances, owner)
+	if err != nil {
+		return Reconfig{}, d.fail("owners", "%v", err)
+	}
+	return Reconfig{Operator: name, Table: t}, nil
+}
+
+// open checks the header and trailer of b, an encoding of version
+// version, and returns the decoder of its fields.
+func open(b []byte, version byte) (*decoder, error) {
+	if len(b) < headerLen+trailerLen {
+		return nil, fmt.Errorf("%w: %d bytes is too short", ErrCorrupt, len(b))
+	}
+	if string(b[:len(recMagic)]) != recMagic {
+		return nil, fmt.Errorf("%w: bad magic %q", ErrCorrupt, b[:len(recMagic)])
+	}
+	if v := b[len(recMagic)]; v != version {
+		return nil, fmt.Errorf("%w: version %d; want %d", ErrCorrupt, v, version)
+	}
+	end := len(b) - trailerLen
+	if want, got := binary.LittleEndian.Uint32(b[end:]), crc32.Checksum(b[:end], castagnoli); want != got {
+		return nil, fmt.Errorf("%w: checksum %08x, computed %08x", ErrCorrupt, want, got)
+	}
+	return &decoder{b: b[:end], off: headerLen}, nil
+}
+
+// operator reads an operator's name and its length before it.
+func (d *decoder) operator() (string, error) {
+	n, err := d.bounded("operator length", 0, MaxOperatorLen)
+	if err != nil {
+		return "", err
+	}
+	if n > len(d.b)-d.off {
+		return "", d.fail("operator", "%d bytes, %d remain", n, len(d.b)-d.off)
+	}
+	name := string(d.b[d.off : d.off+n])
+	d.off += n
+	return name, nil
+}
+
+// owners reads len(owner) owners of a table over instances instances, as
+// appendOwners wrote them. It does not check them against instances:
+// partition.NewTable does.
+func (d *decoder) owners(owner []int, instances int) error {
+	w := ownerWidth(instances)
+	if len(owner)*w > len(d.b)-d.off {
+		return d.fail("owners", "%d key groups of %d bytes each, but %d bytes remain", len(owner), w, len(d.b)-d.off)
+	}
 	for kg := range owner {
 		if w == 1 {
 			owner[kg] = int(d.b[d.off+kg])
@@ -178,9 +224,6 @@ func Decode(b []byte) (Reconfig, error) {
 			owner[kg] = int(binary.LittleEndian.Uint16(d.b[d.off+2*kg:]))
 		}
 	}
-	t, err := partition.NewTable(epoch, instances, owner)
-	if err != nil {
-		return Reconfig{}, d.fail("owners", "%v", err)
-	}
-	return Reconfig{Operator: name, Table: t}, nil
+	d.off += len(owner) * w
+	return nil
 }
