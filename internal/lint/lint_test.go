@@ -15,7 +15,6 @@ var (
 		"cmd/weir/bench.go:benchYSBCmd":            true, // flag wiring of one command
 		"cmd/weir/bench_json.go:benchYSBJSONCmd":   true,
 		"cmd/weir/bench_skew.go:runBench":          true,
-		"internal/checkpoint/decode.go:DecodePart": true, // one field after another
 	}
 	// Loops that run outside runtime services today.
 	goExceptions = map[string]bool{
