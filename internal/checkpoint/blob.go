@@ -115,6 +115,21 @@ func (s *Store) index(n uint64) (*chkIndex, error) {
 // readIndex reads and verifies process i's index of checkpoint n against
 // the manifest's entry e for its part.
 func (s *Store) readIndex(n uint64, i int, e ManifestPart) (PartIndex, error) {
+	x, err := s.readIndexFile(n, i)
+	if err != nil {
+		return PartIndex{}, err
+	}
+	if x.PartSize != e.Size || x.PartCRC != e.CRC {
+		return PartIndex{}, corrupt(filepath.Join(s.chkDir(n), indexName(i)), -1,
+			"indexes a part of %d bytes with checksum %08x, the manifest records %d bytes with %08x (stale)",
+			x.PartSize, x.PartCRC, e.Size, e.CRC)
+	}
+	return x, nil
+}
+
+// readIndexFile reads and decodes process i's index of checkpoint n and
+// checks that it names that part.
+func (s *Store) readIndexFile(n uint64, i int) (PartIndex, error) {
 	path := filepath.Join(s.chkDir(n), indexName(i))
 	b, err := s.fs.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -129,16 +144,14 @@ func (s *Store) readIndex(n uint64, i int, e ManifestPart) (PartIndex, error) {
 	if x.Checkpoint != n || x.Process != i {
 		return PartIndex{}, corrupt(path, -1, "indexes process %d of checkpoint %d", x.Process, x.Checkpoint)
 	}
-	if x.PartSize != e.Size || x.PartCRC != e.CRC {
-		return PartIndex{}, corrupt(path, -1, "indexes a part of %d bytes with checksum %08x, the manifest records %d bytes with %08x (stale)",
-			x.PartSize, x.PartCRC, e.Size, e.CRC)
-	}
 	return x, nil
 }
 
-// forget drops checkpoint n's index from the cache.
+// forget drops checkpoint n's index from the cache, and that it was
+// verified.
 func (s *Store) forget(n uint64) {
 	s.mu.Lock()
 	delete(s.indexes, n)
+	delete(s.verified, n)
 	s.mu.Unlock()
 }

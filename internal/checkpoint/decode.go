@@ -125,6 +125,41 @@ func frame(b []byte, magic, what string) (int, uint32, error) {
 	return end, stored, nil
 }
 
+// partHeader reads a part's checkpoint, epoch, process and process count.
+func (d *decoder) partHeader(p *Part) error {
+	var err error
+	if p.Checkpoint, err = d.uvarint("checkpoint"); err != nil {
+		return err
+	}
+	if p.Epoch, err = d.uvarint("epoch"); err != nil {
+		return err
+	}
+	if p.Process, err = d.int("process"); err != nil {
+		return err
+	}
+	p.Processes, err = d.int("processes")
+	return err
+}
+
+// maxPartHeader bounds the bytes of a part before its state blob count.
+const maxPartHeader = headerLen + 4*binary.MaxVarintLen64
+
+// decodePartHeader decodes the header of a part from its first bytes
+// (at most the part's body; maxPartHeader of them are enough): magic,
+// version, checkpoint, epoch, process and process count. It verifies no
+// checksum.
+func decodePartHeader(b []byte) (Part, error) {
+	if len(b) < headerLen || string(b[:len(partMagic)]) != partMagic || b[len(partMagic)] != formatVersion {
+		return Part{}, corrupt("", 0, "not a part of format version %d", formatVersion)
+	}
+	d := decoder{b: b, off: headerLen, end: len(b)}
+	var p Part
+	if err := d.partHeader(&p); err != nil {
+		return Part{}, err
+	}
+	return p, nil
+}
+
 // DecodePart decodes and verifies a part encoded by EncodePart. It is a
 // pure function of b. The Data of the returned blobs aliases b (capacity
 // capped, so appending to one never overwrites another): b must not be
@@ -137,16 +172,7 @@ func DecodePart(b []byte) (Part, error) {
 	}
 	d := decoder{b: b, off: headerLen, end: end}
 	var p Part
-	if p.Checkpoint, err = d.uvarint("checkpoint"); err != nil {
-		return Part{}, err
-	}
-	if p.Epoch, err = d.uvarint("epoch"); err != nil {
-		return Part{}, err
-	}
-	if p.Process, err = d.int("process"); err != nil {
-		return Part{}, err
-	}
-	if p.Processes, err = d.int("processes"); err != nil {
+	if err := d.partHeader(&p); err != nil {
 		return Part{}, err
 	}
 	// A blob is at least 3 bytes: operator length, key group or instance,

@@ -50,8 +50,8 @@
 // of the blob, the manifest and the small indexes, which it keeps decoded
 // for the newest few checkpoints it read: a part may be a GiB, and
 // verifying it whole would read all of it. An index is written (atomically,
-// as a part is) just before its part, so a part in place has its index
-// beside it; a checkpoint written without indexes (by an older version)
+// as a part is) after its part's temporary file is synced and before it
+// is renamed, so a part in place has its index beside it; a checkpoint written without indexes (by an older version)
 // still restores, but ReadBlob reports it as not there.
 //
 // CRC-32C rather than SHA-256: the threat is accidental damage (torn or
@@ -72,10 +72,17 @@
 //     .tmp- file, which readers ignore and Prune removes.
 //   - A checkpoint is complete iff its MANIFEST decodes and every part it
 //     lists has the recorded size and checksum, decodes, and names the
-//     right checkpoint, process, process count and epoch. Latest and Prune
-//     check all of it; a checkpoint that fails is skipped (Latest logs a
-//     warning naming the file and the problem) and never counts as
-//     complete.
+//     right checkpoint, process, process count and epoch. Latest checks
+//     all of it; Prune checks all but the decoding of the blobs (a part
+//     whose bytes match its checksum holds what its writer sealed),
+//     reading each part a piece at a time, once per Store and manifest.
+//     A checkpoint that fails is skipped (Latest logs a warning naming
+//     the file and the problem) and never counts as complete.
+//   - WritePart encodes a part straight into its file: it holds the
+//     part's blobs, not a copy of its bytes. Complete reads a part whole
+//     only when its index is missing or does not match it (its size,
+//     trailer checksum and header); otherwise it reads the index and the
+//     part's first and last bytes.
 //   - Corruption is told apart from I/O errors: errors about bad bytes wrap
 //     ErrCorrupt (CorruptError gives file and offset), missing files match
 //     fs.ErrNotExist, and Latest returns any other error instead of

@@ -1,10 +1,12 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"maps"
 	"math/bits"
 	"slices"
@@ -139,52 +141,102 @@ func encodePart(p Part) ([]byte, []BlobLoc, error) {
 	if err := checkPart(&p); err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: encode part: %w", err)
 	}
-	keys := slices.Sorted(maps.Keys(p.Meta))
+	buf := bytes.NewBuffer(make([]byte, 0, partLen(p)))
+	x, err := writePart(buf, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return buf.Bytes(), x.Blobs, nil
+}
+
+// partLen returns the length of p's encoding.
+func partLen(p Part) int {
 	n := headerLen + trailerLen + uvarintLen(p.Checkpoint) + uvarintLen(p.Epoch) +
 		uvarintLen(uint64(p.Process)) + uvarintLen(uint64(p.Processes)) +
 		uvarintLen(uint64(len(p.State))) + uvarintLen(uint64(len(p.Sources))) +
-		uvarintLen(uint64(len(keys)))
+		uvarintLen(uint64(len(p.Meta)))
 	for _, s := range p.State {
 		n += bytesLen(len(s.Operator)) + uvarintLen(uint64(s.KeyGroup)) + bytesLen(len(s.Data))
 	}
 	for _, s := range p.Sources {
 		n += bytesLen(len(s.Operator)) + uvarintLen(uint64(s.Instance)) + bytesLen(len(s.Data))
 	}
-	for _, k := range keys {
-		n += bytesLen(len(k)) + bytesLen(len(p.Meta[k]))
+	for k, v := range p.Meta {
+		n += bytesLen(len(k)) + bytesLen(len(v))
 	}
-	b := make([]byte, 0, n)
-	b = append(b, partMagic...)
-	b = append(b, formatVersion)
-	b = binary.AppendUvarint(b, p.Checkpoint)
-	b = binary.AppendUvarint(b, p.Epoch)
-	b = binary.AppendUvarint(b, uint64(p.Process))
-	b = binary.AppendUvarint(b, uint64(p.Processes))
-	b = binary.AppendUvarint(b, uint64(len(p.State)))
+	return n
+}
+
+// partWriter writes an encoding to w piece by piece, keeping its length
+// and running CRC-32C; the first error sticks.
+type partWriter struct {
+	w   io.Writer
+	n   int64
+	crc uint32
+	err error
+	tmp []byte // the small fields before a piece, gathered
+}
+
+func (pw *partWriter) write(b []byte) {
+	if pw.err != nil {
+		return
+	}
+	pw.crc = crc32.Update(pw.crc, castagnoli, b)
+	pw.n += int64(len(b))
+	_, pw.err = pw.w.Write(b)
+}
+
+// flush writes the gathered small fields.
+func (pw *partWriter) flush() {
+	pw.write(pw.tmp)
+	pw.tmp = pw.tmp[:0]
+}
+
+// writePart writes p's encoding (EncodePart's bytes, p checked) to w
+// without holding it whole, and returns its index: w sees each blob's
+// data as it is, in one Write. Only the write's own error is returned.
+func writePart(w io.Writer, p Part) (PartIndex, error) {
+	pw := &partWriter{w: w, tmp: make([]byte, 0, 64)}
+	pw.tmp = append(pw.tmp, partMagic...)
+	pw.tmp = append(pw.tmp, formatVersion)
+	pw.tmp = binary.AppendUvarint(pw.tmp, p.Checkpoint)
+	pw.tmp = binary.AppendUvarint(pw.tmp, p.Epoch)
+	pw.tmp = binary.AppendUvarint(pw.tmp, uint64(p.Process))
+	pw.tmp = binary.AppendUvarint(pw.tmp, uint64(p.Processes))
+	pw.tmp = binary.AppendUvarint(pw.tmp, uint64(len(p.State)))
 	var locs []BlobLoc
 	if len(p.State) > 0 {
 		locs = make([]BlobLoc, len(p.State))
 	}
 	for i, s := range p.State {
-		b = appendString(b, s.Operator)
-		b = binary.AppendUvarint(b, uint64(s.KeyGroup))
-		b = binary.AppendUvarint(b, uint64(len(s.Data)))
-		locs[i] = BlobLoc{Operator: s.Operator, KeyGroup: s.KeyGroup, Offset: int64(len(b)), Length: int64(len(s.Data)),
+		pw.tmp = appendString(pw.tmp, s.Operator)
+		pw.tmp = binary.AppendUvarint(pw.tmp, uint64(s.KeyGroup))
+		pw.tmp = binary.AppendUvarint(pw.tmp, uint64(len(s.Data)))
+		pw.flush()
+		locs[i] = BlobLoc{Operator: s.Operator, KeyGroup: s.KeyGroup, Offset: pw.n, Length: int64(len(s.Data)),
 			CRC: crc32.Checksum(s.Data, castagnoli)}
-		b = append(b, s.Data...)
+		pw.write(s.Data)
 	}
-	b = binary.AppendUvarint(b, uint64(len(p.Sources)))
+	pw.tmp = binary.AppendUvarint(pw.tmp, uint64(len(p.Sources)))
 	for _, s := range p.Sources {
-		b = appendString(b, s.Operator)
-		b = binary.AppendUvarint(b, uint64(s.Instance))
-		b = appendBytes(b, s.Data)
+		pw.tmp = appendString(pw.tmp, s.Operator)
+		pw.tmp = binary.AppendUvarint(pw.tmp, uint64(s.Instance))
+		pw.tmp = appendBytes(pw.tmp, s.Data)
+		if len(pw.tmp) >= 64<<10 {
+			pw.flush()
+		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(keys)))
+	keys := slices.Sorted(maps.Keys(p.Meta))
+	pw.tmp = binary.AppendUvarint(pw.tmp, uint64(len(keys)))
 	for _, k := range keys {
-		b = appendString(b, k)
-		b = appendString(b, p.Meta[k])
+		pw.tmp = appendString(pw.tmp, k)
+		pw.tmp = appendString(pw.tmp, p.Meta[k])
 	}
-	return seal(b), locs, nil
+	pw.flush()
+	sum := pw.crc
+	pw.write(binary.LittleEndian.AppendUint32(nil, sum))
+	x := PartIndex{Checkpoint: p.Checkpoint, Process: p.Process, PartSize: pw.n, PartCRC: sum, Blobs: locs}
+	return x, pw.err
 }
 
 // EncodeManifest encodes m: magic "WRCM", version 1, uvarint checkpoint,

@@ -80,8 +80,10 @@ func (s *Store) Latest() (n uint64, ok bool, err error) {
 // incomplete or corrupt one older than the newest complete one. It keeps
 // the ones newer than the newest complete one (they may be in progress),
 // and removes stale temporary files from the complete ones it keeps.
-// A checkpoint counts as complete only if it verifies (as in Latest), so
-// a corrupt one never displaces a good one. keep must be at least 1.
+// A checkpoint counts as complete only if its parts verify (their sizes
+// and checksums, read a piece at a time, and headers; see verifyOnce), so
+// a corrupt one never displaces a good one; a checkpoint this store
+// verified so before is not read again. keep must be at least 1.
 //
 // Prunes may race each other. A Prune racing a Complete of a checkpoint
 // older than the newest complete one can make that Complete fail.
@@ -93,6 +95,7 @@ func (s *Store) Prune(keep int) error {
 	if err != nil {
 		return err
 	}
+	s.keepVerified(ns)
 	complete := 0
 	for _, n := range slices.Backward(ns) {
 		if complete >= keep {
@@ -101,7 +104,7 @@ func (s *Store) Prune(keep int) error {
 			}
 			continue
 		}
-		switch err := s.verify(n); {
+		switch err := s.verifyOnce(n); {
 		case err == nil:
 			complete++
 			if err := s.removeTemps(n); err != nil {

@@ -1,8 +1,10 @@
 package checkpoint
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
@@ -27,8 +29,9 @@ type Store struct {
 	dir string
 	log *slog.Logger
 
-	mu      sync.Mutex
-	indexes map[uint64]*chkIndex // of complete checkpoints, at most maxIndexes
+	mu       sync.Mutex
+	indexes  map[uint64]*chkIndex // of complete checkpoints, at most maxIndexes
+	verified map[uint64]Manifest  // complete checkpoints Prune verified, by their manifests
 }
 
 // Open opens (creating if needed) the checkpoint directory dir. A nil
@@ -81,19 +84,17 @@ func parseDir(name string) (uint64, bool) {
 // WritePart writes p as process p.Process's part of checkpoint
 // p.Checkpoint, atomically: to a temporary file that is synced, renamed
 // into place, and made durable by syncing the directory. Rewriting a part
-// replaces it; writing a part of a complete checkpoint is an error.
+// replaces it; writing a part of a complete checkpoint is an error. The
+// part is encoded straight into the file, a buffer at a time: writing it
+// holds no copy of its blobs.
 //
 // The part's index (part-P.idx, see ReadBlob) is written the same way
-// just before it, so that a part in place has its index beside it.
+// once the part's temporary file is synced and before it is renamed, so
+// that a part in place has its index beside it.
 func (s *Store) WritePart(p Part) error {
 	what := fmt.Sprintf("write part %d of checkpoint %d", p.Process, p.Checkpoint)
-	b, x, err := IndexPart(p)
-	if err != nil {
-		return err
-	}
-	ib, err := EncodeIndex(x)
-	if err != nil {
-		return err
+	if err := checkPart(&p); err != nil {
+		return fmt.Errorf("checkpoint: encode part: %w", err)
 	}
 	dir := s.chkDir(p.Checkpoint)
 	mpath := filepath.Join(dir, manifestName)
@@ -109,49 +110,84 @@ func (s *Store) WritePart(p Part) error {
 	if err := s.fs.SyncDir(s.dir); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", what, err)
 	}
-	if err := s.writeAtomic(dir, indexName(p.Process), ib); err != nil {
+	var x PartIndex
+	tmp, err := s.writeTemp(dir, partName(p.Process), func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, writeBuffer)
+		var err error
+		if x, err = writePart(bw, p); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return fmt.Errorf("checkpoint: %s: %w", what, err)
+	}
+	ib, err := EncodeIndex(x)
+	if err == nil {
+		err = s.writeAtomic(dir, indexName(p.Process), ib)
+	}
+	if err != nil {
+		_ = s.fs.Remove(tmp) // best effort: Prune removes what is left
 		return fmt.Errorf("checkpoint: %s: index: %w", what, err)
 	}
-	if err := s.writeAtomic(dir, partName(p.Process), b); err != nil {
+	if err := s.install(tmp, dir, partName(p.Process)); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", what, err)
 	}
 	return nil
 }
 
+// writeBuffer is how much of a part WritePart gathers before it writes.
+const writeBuffer = 1 << 20
+
 // writeAtomic makes dir/name hold data, or leaves it as it was.
-func (s *Store) writeAtomic(dir, name string, data []byte) (err error) {
-	f, err := s.fs.CreateTemp(dir, tempPrefix+name+"-*")
+func (s *Store) writeAtomic(dir, name string, data []byte) error {
+	tmp, err := s.writeTemp(dir, name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	renamed := false
-	defer func() {
-		if err != nil && !renamed {
-			_ = s.fs.Remove(tmp) // best effort: Prune removes what is left
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
+	return s.install(tmp, dir, name)
+}
+
+// writeTemp writes a temporary file in dir for name with fill, syncs and
+// closes it, and returns its path; if anything fails, it removes it.
+func (s *Store) writeTemp(dir, name string, fill func(io.Writer) error) (tmp string, err error) {
+	f, err := s.fs.CreateTemp(dir, tempPrefix+name+"-*")
+	if err != nil {
+		return "", err
+	}
+	tmp = f.Name()
+	if err = fill(f); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = s.fs.Remove(tmp) // best effort: Prune removes what is left
+		return "", err
+	}
+	return tmp, nil
+}
+
+// install renames the temporary file tmp to dir/name and syncs dir; if
+// the rename fails, it removes tmp.
+func (s *Store) install(tmp, dir, name string) error {
+	if err := s.fs.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		_ = s.fs.Remove(tmp) // best effort: Prune removes what is left
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = s.fs.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	renamed = true
 	return s.fs.SyncDir(dir)
 }
 
 // Complete reports whether checkpoint n is complete: whether all its
-// processes parts are present, verify, and agree. If they do and there is
-// no valid manifest yet, it writes one atomically. Any process may call it,
+// processes parts are present and agree. If they do and there is no
+// valid manifest yet, it writes one atomically. A part with its index
+// beside it is checked against the index (its header, size and trailer
+// checksum; Prune and Latest verify its bytes), without reading it
+// whole; one without is read and verified whole. Any process may call it,
 // and several may race: they write identical bytes, so the result is one
 // valid manifest. A part left over from a run with another process count
 // or epoch counts as absent.
@@ -174,15 +210,14 @@ func (s *Store) Complete(n uint64, processes int) (bool, error) {
 	m := Manifest{Checkpoint: n, Processes: processes, Parts: make([]ManifestPart, processes)}
 	for i := range processes {
 		path := filepath.Join(dir, partName(i))
-		b, err := s.fs.ReadFile(path)
+		p, size, crc, err := s.partInfo(n, i)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		} else if err != nil {
-			return false, fmt.Errorf("checkpoint: complete checkpoint %d: %w", n, err)
-		}
-		p, err := DecodePart(b)
-		if err != nil {
-			return false, withFile(err, path)
+			if !errors.Is(err, ErrCorrupt) {
+				err = fmt.Errorf("checkpoint: complete checkpoint %d: %w", n, err)
+			}
+			return false, err
 		}
 		if p.Checkpoint != n || p.Process != i {
 			return false, corrupt(path, -1, "holds process %d of checkpoint %d", p.Process, p.Checkpoint)
@@ -195,7 +230,7 @@ func (s *Store) Complete(n uint64, processes int) (bool, error) {
 				"processes", p.Processes, "epoch", p.Epoch, "want_processes", processes, "want_epoch", m.Epoch)
 			return false, nil
 		}
-		m.Parts[i] = ManifestPart{Name: partName(i), Size: int64(len(b)), CRC: trailerCRC(b)}
+		m.Parts[i] = ManifestPart{Name: partName(i), Size: size, CRC: crc}
 	}
 	b, err := EncodeManifest(m)
 	if err != nil {

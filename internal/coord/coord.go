@@ -3,6 +3,7 @@ package coord
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/weirstream/weir/internal/checkpoint"
 	"github.com/weirstream/weir/internal/progress"
@@ -109,7 +110,9 @@ func (c *Coordinator) Ready() []Action {
 // Advance says that the caller has taken the actions the last Ready
 // returned; those added since stay for the next Ready.
 func (c *Coordinator) Advance() {
-	c.out, c.handed = c.out[c.handed:], 0
+	// The rest move to a new slice: the handed ones (a WritePart holds a
+	// part's blobs) are the caller's alone.
+	c.out, c.handed = slices.Clone(c.out[c.handed:]), 0
 	if len(c.out) == 0 {
 		c.out = nil
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/weirstream/weir/internal/checkpoint"
 )
 
 // laneState is what the coordinator waits for from the store. One store
@@ -44,6 +46,7 @@ type claim struct {
 func (c *Coordinator) next() {
 	for c.lane.state == laneIdle && len(c.queue) > 0 {
 		p := c.queue[0]
+		c.queue[0] = checkpoint.Part{} // its blobs go with the WritePart
 		c.queue = c.queue[1:]
 		if p.Checkpoint <= c.complete {
 			continue // stale: it would be pruned at once

@@ -135,7 +135,8 @@ func (s *ckptService) carryAll() error {
 	for s.m.HasReady() {
 		actions := s.m.Ready()
 		s.m.Advance()
-		for _, a := range actions {
+		for i, a := range actions {
+			actions[i] = nil // a part written is garbage once its write is
 			if err := s.carry(a); err != nil {
 				return err
 			}

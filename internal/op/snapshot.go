@@ -1,6 +1,7 @@
 package op
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -43,8 +44,14 @@ func snapshotTable[K comparable, V any](t keyedStore[K, V], wm int64, op string,
 		b.Entries = append(b.Entries, keyedEntry[K, V]{H: h, Key: k, Val: *v})
 		return true
 	})
+	// Each key group is encoded into one scratch buffer and copied out at
+	// its size: a blob grown by appending would keep up to a quarter more
+	// than its length, and leave each smaller copy behind as garbage.
+	var scratch []byte
 	for kg, b := range by {
-		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: c.Append(nil, []keyedBlob[K, V]{*b})})
+		scratch = c.Append(scratch[:0], []keyedBlob[K, V]{*b})
+		delete(by, kg) // its entries are garbage from here
+		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: bytes.Clone(scratch)})
 	}
 	return out, nil
 }
