@@ -3,7 +3,9 @@ package weir_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,8 +56,9 @@ func (r *elasticRun) wait(t *testing.T) {
 func TestJoinProcess(t *testing.T) {
 	in := rescaleInput(8000)
 	want := withoutTTL(rescaleModel(in))
-	for _, ckpt := range []bool{false, true} {
-		t.Run(fmt.Sprintf("checkpoints-%v", ckpt), func(t *testing.T) {
+	for _, c := range []struct{ ckpt, leave bool }{{false, false}, {true, false}, {false, true}} {
+		ckpt := c.ckpt
+		t.Run(fmt.Sprintf("checkpoints-%v/then-leaves-%v", c.ckpt, c.leave), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			dir := t.TempDir()
@@ -77,6 +80,27 @@ func TestJoinProcess(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 			}
 			r.start(ctx, t, 2, func(j *weir.Job) { rescaleOpsAt(j, in, 2500, nil) }, append(opts, weir.JoinCluster())...)
+			if c.leave {
+				// Once the joiner holds key groups, it leaves again.
+				for ctx.Err() == nil {
+					_, a := r.jobs[0].MovedBytes()
+					_, b := r.jobs[1].MovedBytes()
+					if a+b > 0 {
+						break
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+				var err error
+				for range 200 {
+					if _, err = r.jobs[1].Leave(2); err == nil || !strings.Contains(err.Error(), "under way") {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				if err != nil {
+					t.Fatalf("Leave(2) after it joined: %v", err)
+				}
+			}
 			r.wait(t)
 			_, kg0 := r.jobs[0].MovedBytes()
 			_, kg1 := r.jobs[1].MovedBytes()
@@ -143,4 +167,62 @@ func TestJoinWithSources(t *testing.T) {
 	if got := len(outs[0].Records()); got != n {
 		t.Errorf("%d counts out, want one per record, %d", got, n)
 	}
+}
+
+// A job that a process joined crashes after checkpoints taken with the
+// joiner's part; the processes that started it restart from the newest
+// one without it (the joiner's key groups come back to their instances,
+// by key group), and every result is exact.
+func TestJoinThenCrash(t *testing.T) {
+	in := rescaleInput(12000)
+	want := withoutTTL(rescaleModel(in))
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2), weir.Checkpoints(dir, 2, 3)}
+	var crash atomic.Bool
+	first := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
+	build := func(j *weir.Job) { rescaleOpsAt(j, in, 2500, crashOn(&crash)) }
+	for p := range 2 {
+		first.start(ctx, t, p, build, opts...)
+	}
+	for first.jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	first.start(ctx, t, 2, build, append(opts, weir.JoinCluster())...)
+	moved := func() int64 {
+		_, a := first.jobs[0].MovedBytes()
+		_, b := first.jobs[1].MovedBytes()
+		return a + b
+	}
+	for moved() == 0 && ctx.Err() == nil && first.jobs[0].Metrics().Records < int64(len(in)) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	after := newestCheckpoint(dir)
+	for newestCheckpoint(dir) < after+4 && ctx.Err() == nil && first.jobs[0].Metrics().Records < int64(len(in)) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if moved() == 0 || newestCheckpoint(dir) < after+4 {
+		t.Fatalf("the input ended before key groups moved to the joiner (%d) and checkpoints completed after (newest %d, %d then)", moved(), newestCheckpoint(dir), after)
+	}
+	crash.Store(true)
+	first.wg.Wait()
+	if err := first.errs[0]; err == nil || !strings.Contains(err.Error(), "crash") {
+		t.Fatalf("process 0: %v; want the crash", err)
+	}
+	second := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
+	var out *weir.Collect[rsOut]
+	for p := range 2 {
+		second.start(ctx, t, p, func(j *weir.Job) {
+			o := rescaleOpsAt(j, in, 2500, crashOn(new(atomic.Bool)))
+			if p == 0 {
+				out = o
+			}
+		}, opts...)
+	}
+	second.wait(t)
+	if from := second.jobs[0].Metrics().RestoredFrom; from <= after {
+		t.Errorf("the second run restored checkpoint %d, not one taken after the key groups moved to the joiner (after %d)", from, after)
+	}
+	checkOps(t, out.Records(), want)
 }

@@ -348,3 +348,11 @@ func (j *Graph) SetSchedule(par int, s *routing.Schedule) {
 	}
 	j.schedules[par] = s
 }
+
+// ResetSchedule drops the routing schedule of the keyed operators of par
+// instances: the next Schedule is the one the job starts with.
+func (j *Graph) ResetSchedule(par int) {
+	j.routeMu.Lock()
+	defer j.routeMu.Unlock()
+	delete(j.schedules, par)
+}

@@ -52,6 +52,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 			j.keyed(p.Tasks[p.TaskOf[e.To]].Parallelism)
 		}
 	}
+	j.dropAbsentRouting(pl)
 	w := newWiring(j, p, rt, pl, net)
 	j.noteTasks(p, w.heads, pl, rt)
 	j.markAbsent()

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
+	"github.com/weirstream/weir/internal/routing"
 )
 
 // presence is which slots of an elastic job have a process, and from
@@ -122,4 +124,42 @@ func (j *Job) elasticSources(p *plan.Physical, pl placement, sp *splits) error {
 		}
 	}
 	return nil
+}
+
+// dropAbsentRouting, on a process that starts an elastic job from a
+// checkpoint, drops the restored routing of a keyed group whose tables
+// give key groups to instances of slots without a process (they had
+// joined before the checkpoint): the group starts as a new job's does,
+// on the members' instances, and restores its state by key group.
+func (j *Job) dropAbsentRouting(pl placement) {
+	if j.slots == nil || j.boot != nil {
+		return
+	}
+	j.rescale.mu.Lock()
+	pars := make([]int, 0, len(j.rescale.pars))
+	for par := range j.rescale.pars {
+		pars = append(pars, par)
+	}
+	j.rescale.mu.Unlock()
+	for _, par := range pars {
+		if j.routesToAbsent(j.Schedule(par), pl) {
+			j.ResetSchedule(par)
+		}
+	}
+}
+
+// routesToAbsent says whether a schedule's tables give key groups (or
+// shares) to instances of slots without a process.
+func (j *Job) routesToAbsent(s *routing.Schedule, pl placement) bool {
+	if j.slots == nil || j.boot != nil {
+		return false
+	}
+	for _, t := range s.Tables(0) {
+		for kg := range t.Groups() {
+			if !j.slots.present(pl.proc(t.Owner(partition.KeyGroup(kg)), t.Instances())) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -111,7 +111,7 @@ func (j *Job) newSplits(p *plan.Physical, rt *runtime.Runtime, net transport.Net
 			continue
 		}
 		sched := restored[n.Name]
-		if sched == nil || sched.At(0).Instances() != t.Parallelism {
+		if sched == nil || sched.At(0).Instances() != t.Parallelism || j.routesToAbsent(sched, pl) {
 			active := t.Parallelism
 			if a := j.Cfg.Active; a > 0 && a < active {
 				active = a
