@@ -23,6 +23,10 @@ type clusterFlags struct {
 	port     int
 	secret   string
 	resolved cluster.Cluster
+	// members and join make the job elastic (ElasticCluster,
+	// JoinCluster).
+	members int
+	join    []string
 
 	meshTimeout            time.Duration
 	tlsCert, tlsKey, tlsCA string
@@ -35,6 +39,8 @@ func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hostfile, "hostfile", "", "file listing host:port of every process, one per line")
 	fs.IntVar(&f.port, "port", 7070, "port to listen on under SLURM (plus the task's rank on its node) or Kubernetes")
 	fs.StringVar(&f.secret, "secret", "", "secret shared by the job's processes (default $WEIR_SECRET)")
+	fs.IntVar(&f.members, "members", 0, "an elastic job: the first `N` processes of --peers start it, the others may join it while it runs (--join)")
+	fs.StringSliceVar(&f.join, "join", nil, "join the running elastic job (--members) at `ADDR` (host:port of any of its processes), taking the slot of --process")
 	fs.DurationVar(&f.meshTimeout, "mesh-timeout", transport.DefaultDialTimeout, "how long the job's processes wait for each other to connect")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM `FILE` of this process's certificate: with --tls-key and --tls-ca, the job's connections are mutual TLS 1.3")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM `FILE` of the private key of --tls-cert")
@@ -99,6 +105,12 @@ func (f *clusterFlags) options() []weir.JobOption {
 	opts := []weir.JobOption{weir.Cluster(f.resolved.Self, f.resolved.Peers, f.secret), weir.MeshTimeout(f.meshTimeout)}
 	if f.tls != nil {
 		opts = append(opts, weir.ClusterTLS(f.tls))
+	}
+	if f.members != 0 {
+		opts = append(opts, weir.ElasticCluster(f.members))
+	}
+	if len(f.join) > 0 {
+		opts = append(opts, weir.JoinCluster(f.join...))
 	}
 	return opts
 }

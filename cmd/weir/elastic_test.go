@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -67,5 +68,58 @@ func TestElasticLeaveOnSIGTERM(t *testing.T) {
 	}
 	if got, want := readFile(t, out), wordcountCSV(text); got != want {
 		t.Errorf("the output differs from the reference after process 2 left\n%s", firstDiff(got, want))
+	}
+}
+
+// weir launch -n 2 --slots 3 --join-after starts an elastic word count
+// on two processes and a third that joins it while it runs: process 0
+// lets it in, it takes key groups and input shares, and the output
+// equals the reference count.
+func TestElasticJoinUnderLaunch(t *testing.T) {
+	dir := t.TempDir()
+	text := rescaleText(24_000)
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.csv")
+	writeFile(t, in, text)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, weirBin, "launch", "-n", "2", "--slots", "3", "--join-after", "2s", "--",
+		"run", "wordcount", "--input", in, "--out", out, "--rate", "3000", "--workers", "2", "--interval", "100ms")
+	errb := &lockedWriter{b: &strings.Builder{}}
+	cmd.Stderr = errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the job: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "a process joins the job") {
+		t.Errorf("process 0 did not say a process joins:\n%s", errb.String())
+	}
+	if !strings.Contains(errb.String(), "process 2 pid") {
+		t.Errorf("launch did not start process 2:\n%s", errb.String())
+	}
+	if got, want := readFile(t, out), wordcountCSV(text); got != want {
+		t.Errorf("the output differs from the reference after process 2 joined\n%s", firstDiff(got, want))
+	}
+}
+
+// A joining process names a running job it can join: --join without
+// --members, and a slot among the members, are refused.
+func TestJoinRefusedFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--process", "2", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--join", "127.0.0.1:1"}, "ElasticCluster too"},
+		{[]string{"--process", "1", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--members", "2", "--join", "127.0.0.1:1"}, "cannot join it"},
+		{[]string{"--process", "2", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--members", "2"}, "is not among the 2"},
+		{[]string{"--process", "0", "--peers", "127.0.0.1:1,127.0.0.1:2", "--members", "3"}, "more members than"},
+	} {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "in.txt")
+		writeFile(t, in, "a b c\n")
+		cmd := exec.Command(weirBin, append([]string{"run", "wordcount", "--input", in, "--out", filepath.Join(dir, "out.csv")}, c.args...)...)
+		cmd.Env = append(os.Environ(), "WEIR_SECRET=s")
+		b, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(b), c.want) {
+			t.Errorf("weir run wordcount %v: %v\n%s\nwant an error saying %q", c.args, err, b, c.want)
+		}
 	}
 }

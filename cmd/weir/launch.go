@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -22,6 +23,7 @@ import (
 
 func launchCmd() *cobra.Command {
 	var n, restarts int
+	var el elasticLaunch
 	cmd := &cobra.Command{
 		Use:   "launch -n N -- WEIR-ARGS...",
 		Short: "Run a distributed job as N local processes",
@@ -35,7 +37,13 @@ launch exits with that process's error, unless --restart allows it to
 start the job again (with checkpoints, it resumes from the latest one).
 Each process's pid is printed on standard error when it starts.
 
-  weir launch -n 3 -- run ysb --events 1000000 --out counts.csv`,
+With --slots M (more than N), the job is elastic: the addresses cover M
+slots, the N processes start it with --members N, and with --join-after D
+the processes of the other slots start D later with --join, joining the
+running job (each takes key groups and source shares from the others).
+
+  weir launch -n 3 -- run ysb --events 1000000 --out counts.csv
+  weir launch -n 2 --slots 3 --join-after 5s -- run wordcount --in src --out counts.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n < 1 {
@@ -43,6 +51,9 @@ Each process's pid is printed on standard error when it starts.
 			}
 			if restarts < 0 {
 				return fmt.Errorf("--restart %d: must be at least 0", restarts)
+			}
+			if err := el.check(n); err != nil {
+				return err
 			}
 			// Stopping launch stops the job, and nothing starts it again:
 			// the first signal asks every process to stop cleanly, a
@@ -53,7 +64,7 @@ Each process's pid is printed on standard error when it starts.
 			st := &launchStop{}
 			go st.watch(sig)
 			for attempt := 0; ; attempt++ {
-				err := launch(n, args, st)
+				err := launch(n, args, st, el)
 				if st.stopping() {
 					if err != nil {
 						return fmt.Errorf("stopped by a signal: %w", err)
@@ -70,15 +81,17 @@ Each process's pid is printed on standard error when it starts.
 	}
 	cmd.Flags().IntVarP(&n, "processes", "n", 2, "number of processes")
 	cmd.Flags().IntVar(&restarts, "restart", 0, "start the job again up to this many times after a process fails")
+	cmd.Flags().IntVar(&el.slots, "slots", 0, "an elastic job of this many slots: the -n processes start it (--members), the others may join")
+	cmd.Flags().DurationVar(&el.joinAfter, "join-after", 0, "with --slots: start the processes of the other slots this long after the first, joining the running job")
 	return cmd
 }
 
-func launch(n int, args []string, st *launchStop) error {
+func launch(n int, args []string, st *launchStop, el elasticLaunch) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	peers, err := freeAddrs(n)
+	peers, err := freeAddrs(max(n, el.slots))
 	if err != nil {
 		return err
 	}
@@ -88,23 +101,30 @@ func launch(n int, args []string, st *launchStop) error {
 		rand.Read(b)
 		secret = hex.EncodeToString(b)
 	}
+	total := n
+	if el.joinAfter > 0 {
+		total = el.slots
+	}
 	var (
 		mu    sync.Mutex // serializes output lines
-		procs = make([]*exec.Cmd, n)
-		ended = make([]atomic.Bool, n)
+		procs = make([]*exec.Cmd, total)
+		ended = make([]atomic.Bool, total)
 		wg    sync.WaitGroup
 	)
 	type exit struct {
 		i   int
 		err error
 	}
-	exits := make(chan exit, n)
+	exits := make(chan exit, total)
 	started := 0
-	for i := range n {
+	for i := range total {
+		if i == n && !el.wait(st) {
+			break
+		}
 		if st.stopping() {
 			break // a signal came: start no more, and stop those started
 		}
-		c := exec.Command(exe, append(append([]string(nil), args...), "--process", strconv.Itoa(i), "--peers", strings.Join(peers, ","))...)
+		c := exec.Command(exe, append(append(append([]string(nil), args...), "--process", strconv.Itoa(i), "--peers", strings.Join(peers, ",")), el.args(i, n, peers)...)...)
 		c.Env = append(os.Environ(), "WEIR_SECRET="+secret)
 		c.SysProcAttr = childAttr()
 		stdout, err := c.StdoutPipe()
@@ -269,4 +289,49 @@ func (s *launchStop) detach() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.procs, s.ended = nil, nil
+}
+
+// elasticLaunch is how launch starts an elastic job: over slots
+// addresses, the processes of the slots past -n joining after joinAfter.
+type elasticLaunch struct {
+	slots     int
+	joinAfter time.Duration
+}
+
+func (el elasticLaunch) check(n int) error {
+	switch {
+	case el.slots != 0 && el.slots <= n:
+		return fmt.Errorf("--slots %d: must be more than the %d processes that start the job", el.slots, n)
+	case el.joinAfter < 0:
+		return fmt.Errorf("--join-after %v: must not be negative", el.joinAfter)
+	case el.joinAfter > 0 && el.slots == 0:
+		return errors.New("--join-after: give --slots, the slots the job has (the others join)")
+	}
+	return nil
+}
+
+// args are the flags process i of n starting ones takes in an elastic
+// job: --members, and --join for the processes that join.
+func (el elasticLaunch) args(i, n int, peers []string) []string {
+	if el.slots == 0 {
+		return nil
+	}
+	a := []string{"--members", strconv.Itoa(n)}
+	if i >= n {
+		a = append(a, "--join", peers[0])
+	}
+	return a
+}
+
+// wait waits joinAfter before the joining processes start; it reports
+// false if a signal came meanwhile.
+func (el elasticLaunch) wait(st *launchStop) bool {
+	deadline := time.Now().Add(el.joinAfter)
+	for time.Now().Before(deadline) {
+		if st.stopping() {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return !st.stopping()
 }

@@ -100,13 +100,13 @@ func (c *JobConfig) validateElastic(procs int) error {
 	case cl == nil || cl.Members == 0 && !cl.Joins:
 		return nil
 	case cl.Members < 0:
-		return fmt.Errorf("weir: ElasticCluster(%d): must be at least 1 process", cl.Members)
+		return fmt.Errorf("weir: ElasticCluster(%d) (--members): must be at least 1 process", cl.Members)
 	case cl.Members == 0:
 		return errors.New("weir: JoinCluster is for an elastic job: give ElasticCluster too (--members)")
 	case len(cl.Peers) == 0 && cl.Net == nil:
 		return errors.New("weir: ElasticCluster needs the slots' addresses (Cluster, --peers)")
 	case cl.Members > procs:
-		return fmt.Errorf("weir: ElasticCluster(%d): more members than the job's %d slots", cl.Members, procs)
+		return fmt.Errorf("weir: ElasticCluster(%d) (--members): more members than the job's %d slots", cl.Members, procs)
 	case cl.Joins && cl.Net == nil && len(cl.Join) == 0:
 		return errors.New("weir: JoinCluster needs the address of a process of the running job (--join ADDR)")
 	case !cl.Joins && cl.Self >= cl.Members:
