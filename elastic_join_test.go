@@ -56,9 +56,12 @@ func (r *elasticRun) wait(t *testing.T) {
 func TestJoinProcess(t *testing.T) {
 	in := rescaleInput(8000)
 	want := withoutTTL(rescaleModel(in))
-	for _, c := range []struct{ ckpt, leave bool }{{false, false}, {true, false}, {false, true}} {
+	for _, c := range []struct {
+		strat       weir.RescaleStrategy
+		ckpt, leave bool
+	}{{weir.Batched, false, false}, {weir.Fluid, true, false}, {weir.AllAtOnce, false, false}, {weir.Batched, false, true}} {
 		ckpt := c.ckpt
-		t.Run(fmt.Sprintf("checkpoints-%v/then-leaves-%v", c.ckpt, c.leave), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%v/checkpoints-%v/then-leaves-%v", c.strat, c.ckpt, c.leave), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			dir := t.TempDir()
@@ -73,6 +76,7 @@ func TestJoinProcess(t *testing.T) {
 					o := rescaleOpsAt(j, in, 2500, nil)
 					if p == 0 {
 						out = o
+						j.AdmitJoins(weir.WithStrategy(c.strat))
 					}
 				}, opts...)
 			}
@@ -102,6 +106,9 @@ func TestJoinProcess(t *testing.T) {
 				}
 			}
 			r.wait(t)
+			if m, ok := r.jobs[0].LastJoin(); !ok || m.Join == 0 || m.Moves == 0 || c.strat == weir.AllAtOnce && m.Steps != 1 || c.strat == weir.Fluid && m.Steps != m.Moves {
+				t.Errorf("process 0's join: %+v (%v); want key groups moved in %v steps", m, ok, c.strat)
+			}
 			_, kg0 := r.jobs[0].MovedBytes()
 			_, kg1 := r.jobs[1].MovedBytes()
 			if kg0+kg1 == 0 {

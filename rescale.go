@@ -73,8 +73,9 @@ type Migration struct {
 	// Moves is the number of key groups that change owner.
 	Moves int
 	// Leave, for a process that leaves (Job.Leave), is the first epoch
-	// it takes no part in.
-	Leave uint64
+	// it takes no part in; Join, for one that joins (Job.LastJoin), the
+	// first it takes part in.
+	Leave, Join uint64
 	// Sources are the sources whose shares move to the first instances
 	// at First; KeptSources names the others with why they read on as
 	// they did (a reader that cannot resume other readers' records, that
@@ -130,6 +131,28 @@ func (m *Migration) Wait(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// AdmitJoins sets how process 0 of an elastic job (ElasticCluster)
+// moves key groups onto a process that joins: the strategy and the
+// options of a rescale (default Batched). Call it before Run.
+func (j *Job) AdmitJoins(opts ...RescaleOption) {
+	var r engine.Rescale
+	for _, o := range opts {
+		o(&r)
+	}
+	j.e.AdmitWith(r)
+}
+
+// LastJoin returns, on process 0 of an elastic job, the migration of the
+// last process it let in (Migration.Join is the epoch it takes part
+// from); false before any joined.
+func (j *Job) LastJoin() (*Migration, bool) {
+	m, ok := j.e.LastJoin()
+	if !ok {
+		return nil, false
+	}
+	return &Migration{First: m.First, Last: m.Last, Steps: m.Steps, Moves: m.Moves, Join: m.Join, Sources: m.Sources, job: j.e}, true
 }
 
 // Leave asks process p of a running distributed job to leave it: its key

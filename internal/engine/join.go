@@ -106,7 +106,7 @@ func (j *Job) planJoin(p int) ([]byte, Migration, error) {
 	spread := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
 		return migrate.Spread(old, on(par), from)
 	}
-	kp, mg, announce, err := j.planKeyed(j.keyedSchedules(), at+1, Rescale{}, spread)
+	kp, mg, announce, err := j.planKeyed(j.keyedSchedules(), at+1, j.rescale.join, spread)
 	if err != nil {
 		return nil, Migration{}, err
 	}
@@ -139,11 +139,15 @@ func (j *Job) planJoin(p int) ([]byte, Migration, error) {
 	if err := addShares(sp); err != nil {
 		return nil, Migration{}, fmt.Errorf("weir: join: %w", err)
 	}
+	for _, s := range sp {
+		mg.Sources = append(mg.Sources, s.src.name)
+	}
 	if mg.Steps == 0 {
 		mg.First = at
 	}
 	mg.Join, mg.Last = at, max(mg.Last, at+1)
 	j.rescale.announced, j.rescale.last = announce, mg.Last
+	j.rescale.joined = mg
 	boot, err := j.bootstrap(p, at)
 	if err != nil {
 		return nil, Migration{}, err
@@ -276,4 +280,19 @@ func (j *Job) checkPresent(n, par int) error {
 		}
 	}
 	return nil
+}
+
+// AdmitWith sets how process 0 of an elastic job moves key groups onto
+// the processes that join (r.Instances is not used).
+func (j *Job) AdmitWith(r Rescale) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	j.rescale.join = r
+}
+
+// LastJoin is the last join process 0 let in, if any.
+func (j *Job) LastJoin() (Migration, bool) {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	return j.rescale.joined, j.rescale.joined.Join > 0
 }

@@ -64,6 +64,10 @@ type rescaleState struct {
 	pars map[int]bool
 	// leave is what this process knows of processes that leave.
 	leave leaveState
+	// join is how process 0 moves key groups onto a process that joins;
+	// joined the last join it planned (Join 0: none yet).
+	join   Rescale
+	joined Migration
 	// heard holds, by peer, the announcement of its last put in force.
 	heard map[int][][]byte
 }
