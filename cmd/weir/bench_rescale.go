@@ -110,6 +110,7 @@ process, the restarted one --to / N). The query's sinks run on process 0.
 	f.IntVar(&b.to, "to", 4, "instances of every operator after the rescale (over all processes)")
 	f.IntVar(&b.stateMB, "state-mb", 16, "MiB of keyed state added beside the query (0: the query's own only)")
 	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks")
+	f.BoolVar(&b.join, "join", false, "live strategies: at --at a process joins the job of --processes (in one slot more), the key groups and shares spreading onto its instances (--from over the --processes before, as many more after), instead of a rescale to --to")
 	f.IntVar(&b.leave, "leave", 0, "live strategies: at --at process `P` (1 to --processes - 1) leaves the job, its key groups and shares moving to the others' --from instances, instead of a rescale to --to")
 	f.DurationVar(&b.interval, "interval", 100*time.Millisecond, "epoch length")
 	f.IntVar(&b.every, "checkpoint-every", 10, "epochs between checkpoints (0: none, for the live strategies)")
@@ -130,14 +131,21 @@ type rescaleBench struct {
 	seed                     uint64
 	// reuse is --reuse; reuseSet says it was given.
 	reuse, reuseSet bool
-	// leave is --leave (0: none); toSet says --to was given.
+	// leave is --leave (0: none), join --join; toSet says --to was
+	// given.
 	leave int
+	join  bool
 	toSet bool
 }
 
 func (b *rescaleBench) check() error {
 	if b.leave != 0 {
 		if err := b.checkLeave(); err != nil {
+			return err
+		}
+	}
+	if b.join {
+		if err := b.checkJoin(); err != nil {
 			return err
 		}
 	}
@@ -162,7 +170,7 @@ func (b *rescaleBench) check() error {
 		return fmt.Errorf("--from %d, --to %d: the larger must be a multiple of --processes %d (every process runs as many instances)", b.from, b.to, b.processes)
 	case b.from < 1 || b.to < 1:
 		return fmt.Errorf("--from %d --to %d: must be at least 1", b.from, b.to)
-	case b.from == b.to && b.leave == 0:
+	case b.from == b.to && b.leave == 0 && !b.join:
 		return fmt.Errorf("--from and --to are both %d: a rescale changes the instance count", b.from)
 	case b.strategy == "restart" && (b.from%b.processes != 0 || b.to%b.processes != 0):
 		return fmt.Errorf("--from %d and --to %d must be multiples of --processes %d", b.from, b.to, b.processes)
@@ -180,6 +188,24 @@ func (b *rescaleBench) check() error {
 	if b.stateMB > 0 && b.ballast().Keys < 1 {
 		return fmt.Errorf("--state-mb %d: no auction comes before the middle of --at %v at --rate %v; raise them", b.stateMB, b.at, b.rate)
 	}
+	return nil
+}
+
+// checkJoin checks the flags of a run in which a process joins; the job
+// then runs --from instances over --processes before, and as many more
+// after.
+func (b *rescaleBench) checkJoin() error {
+	switch {
+	case b.strategy == "restart":
+		return fmt.Errorf("--join with --strategy restart: a process joins a running job; use a live strategy")
+	case b.leave != 0:
+		return fmt.Errorf("--join with --leave: one at a time")
+	case b.toSet:
+		return fmt.Errorf("--join with --to: the joining process brings its own instances; give --from alone")
+	case b.from%b.processes != 0:
+		return fmt.Errorf("--from %d: must be a multiple of --processes %d", b.from, b.processes)
+	}
+	b.to = b.from / b.processes * (b.processes + 1)
 	return nil
 }
 
@@ -240,7 +266,11 @@ func (r *rescaleRun) build(instances int, opts []weir.JobOption, first ...weir.J
 		common = append(common, weir.Checkpoints(r.ckptDir, r.every, 2))
 	}
 	common = append(common, opts...)
-	return newRescaleJob(r.query, src, r.ballast(), r.processes, instances/r.processes, common, append(first, r.log.option()))
+	if r.join {
+		// One slot more than --processes, which start the job.
+		return newRescaleJob(r.query, src, r.ballast(), r.processes+1, instances/(r.processes+1), common, append(first, r.log.option()), r.processes)
+	}
+	return newRescaleJob(r.query, src, r.ballast(), r.processes, instances/r.processes, common, append(first, r.log.option()), 0)
 }
 
 func (b *rescaleBench) run(ctx context.Context) error {
@@ -284,7 +314,7 @@ func (b *rescaleBench) line(r *rescaleRun, m migration, heap []heapSample) map[s
 	return map[string]any{
 		"strategy": b.strategy, "query": b.query, "rate": b.rate,
 		"duration_s": b.duration.Seconds(), "at_s": b.at.Seconds(),
-		"from": b.from, "to": b.to, "processes": b.processes, "leave": b.leave, "events": b.events(), "state_mb": b.stateMB,
+		"from": b.from, "to": b.to, "processes": b.processes, "leave": b.leave, "join": b.join, "events": b.events(), "state_mb": b.stateMB,
 		"latency_ms": map[string]any{
 			"before": latencySummary(before), "during": latencySummary(during), "after": latencySummary(after),
 		},

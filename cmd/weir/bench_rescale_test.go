@@ -75,6 +75,17 @@ func TestBenchRescaleLeave(t *testing.T) {
 	}
 }
 
+// A process joins the running job of two at --at: the key groups and
+// generator shares spread onto it, and the result equals the reference.
+func TestBenchRescaleJoin(t *testing.T) {
+	r := mustSucceed(t, "bench", "rescale", "--processes", "2", "--from", "4", "--join", "--rate", "4000", "--duration", "6s",
+		"--at", "1500ms", "--state-mb", "2", "--interval", "50ms", "--checkpoint-every", "0")
+	m := oneJSON(t, r.stdout)
+	if m["checked"] != true || m["join"] != true || number(t, m, "to") != 6 || number(t, m, "bytes_moved") <= 0 {
+		t.Errorf("checked %v, join %v, to %v, bytes_moved %v; want true, true, 6, some", m["checked"], m["join"], m["to"], m["bytes_moved"])
+	}
+}
+
 // Settings that make no sense are refused.
 func TestBenchRescaleRefuses(t *testing.T) {
 	for _, c := range []struct {
@@ -101,6 +112,10 @@ func TestBenchRescaleRefuses(t *testing.T) {
 		{[]string{"--leave", "2", "--processes", "2"}, "--leave 2"},
 		{[]string{"--leave", "1", "--processes", "2", "--to", "4"}, "--leave with --to"},
 		{[]string{"--leave", "1", "--processes", "2", "--strategy", "restart"}, "--leave with --strategy restart"},
+		{[]string{"--join", "--processes", "2", "--from", "4", "--to", "6"}, "--join with --to"},
+		{[]string{"--join", "--strategy", "restart"}, "--join with --strategy restart"},
+		{[]string{"--join", "--processes", "2", "--from", "3"}, "--from 3"},
+		{[]string{"--join", "--leave", "1", "--processes", "2", "--from", "2"}, "--join with --leave"},
 	} {
 		mustFail(t, append([]string{"bench", "rescale"}, c.args...), c.want)
 	}

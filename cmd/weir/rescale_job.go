@@ -66,18 +66,42 @@ type rescaleJob struct {
 	// process builds the same topology, sinks included, and the sinks
 	// (one instance) run on process 0.
 	rest []nexmark.Checksum
+	// An elastic job (bench rescale --join): the processes past the
+	// members join later (joinLater); errs holds their Runs' errors.
+	slots   *transport.LocalSlots
+	members int
+	later   func(i int) (*weir.Job, error)
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	errs    []error
 }
 
-func newRescaleJob(q string, src weir.Input[gen.NexmarkEvent], bl ballast, procs, workers int, opts []weir.JobOption, first []weir.JobOption) (*rescaleJob, error) {
-	r := &rescaleJob{rest: make([]nexmark.Checksum, procs)}
+// newRescaleJob makes the job's procs processes; with members above 0,
+// an elastic job of procs slots whose first members start it.
+func newRescaleJob(q string, src weir.Input[gen.NexmarkEvent], bl ballast, procs, workers int, opts []weir.JobOption, first []weir.JobOption, members int) (*rescaleJob, error) {
+	r := &rescaleJob{rest: make([]nexmark.Checksum, procs), members: members}
 	var nets []transport.Network
-	if procs > 1 {
+	switch {
+	case members > 0:
+		r.slots = transport.NewLocalSlots(procs)
+		opts = append(opts, weir.ElasticCluster(members))
+	case procs > 1:
 		nets = transport.NewLocal(procs)
 	}
-	for i := range procs {
+	mk := func(i int) (*weir.Job, error) {
 		o := append([]weir.JobOption{weir.Workers(workers)}, opts...)
 		if nets != nil {
 			o = append(o, dataflow.WithNetwork(nets[i]))
+		}
+		if r.slots != nil {
+			nw, err := r.slots.Join(i, nil)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, dataflow.WithNetwork(nw))
+			if i >= members {
+				o = append(o, weir.JoinCluster())
+			}
 		}
 		if i == 0 {
 			o = append(o, first...)
@@ -92,9 +116,40 @@ func newRescaleJob(q string, src weir.Input[gen.NexmarkEvent], bl ballast, procs
 			return nil, err
 		}
 		bl.add(events)
+		return j, nil
+	}
+	n := procs
+	if members > 0 {
+		n, r.later = members, mk
+	}
+	for i := range n {
+		j, err := mk(i)
+		if err != nil {
+			return nil, err
+		}
 		r.jobs = append(r.jobs, j)
 	}
 	return r, nil
+}
+
+// joinLater starts the processes of the slots past the members, which
+// join the running job; run waits for them too.
+func (r *rescaleJob) joinLater(ctx context.Context) error {
+	for i := r.members; i < len(r.rest); i++ {
+		j, err := r.later(i)
+		if err != nil {
+			return err
+		}
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			err := j.Run(ctx)
+			r.mu.Lock()
+			r.errs = append(r.errs, err)
+			r.mu.Unlock()
+		}()
+	}
+	return nil
 }
 
 // run runs every process of the job and returns the first error other
@@ -110,6 +165,10 @@ func (r *rescaleJob) run(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	r.wg.Wait()
+	r.mu.Lock()
+	errs = append(errs, r.errs...)
+	r.mu.Unlock()
 	for i, err := range errs {
 		if err != nil && !errors.Is(err, weir.ErrStopped) {
 			return fmt.Errorf("process %d: %w", i, err)

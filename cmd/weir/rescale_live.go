@@ -22,12 +22,18 @@ func liveStrategy(s weir.RescaleStrategy) strategy {
 	return func(ctx context.Context, r *rescaleRun) (nexmark.Checksum, migration, error) {
 		var m migration
 		opts := []weir.JobOption{weir.ActiveInstances(r.from)}
+		if r.join {
+			opts = nil // the members' instances, all of them
+		}
 		if !r.reuse {
 			opts = append(opts, weir.WithoutCheckpointReuse())
 		}
 		j, err := r.build(max(r.from, r.to), opts)
 		if err != nil {
 			return nexmark.Checksum{}, m, err
+		}
+		if r.join {
+			j.jobs[0].AdmitJoins(weir.WithStrategy(s), weir.StepGap(r.gap), weir.PerPair(r.perPair))
 		}
 		type result struct {
 			mg  *weir.Migration
@@ -39,9 +45,12 @@ func liveStrategy(s weir.RescaleStrategy) strategy {
 			ropts := []weir.RescaleOption{weir.WithStrategy(s), weir.StepGap(r.gap), weir.PerPair(r.perPair)}
 			var mg *weir.Migration
 			var err error
-			if r.leave > 0 {
+			switch {
+			case r.join:
+				mg, err = r.admit(ctx, j)
+			case r.leave > 0:
 				mg, err = j.jobs[0].Leave(r.leave, ropts...)
-			} else {
+			default:
 				mg, err = j.jobs[0].Rescale(r.to, ropts...)
 			}
 			if err == nil {
@@ -73,5 +82,23 @@ func liveStrategy(s weir.RescaleStrategy) strategy {
 		}
 		m.steps = res.mg.Steps
 		return j.sum, m, nil
+	}
+}
+
+// admit starts the process that joins the job and returns the migration
+// process 0 plans to let it in, once it has.
+func (r *rescaleRun) admit(ctx context.Context, j *rescaleJob) (*weir.Migration, error) {
+	if err := j.joinLater(ctx); err != nil {
+		return nil, err
+	}
+	for {
+		if mg, ok := j.jobs[0].LastJoin(); ok {
+			return mg, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
 }
