@@ -1,7 +1,11 @@
 package main
 
 import (
+	"slices"
+
 	"context"
+	"github.com/weirstream/weir/internal/cluster"
+	"github.com/weirstream/weir/internal/dataflow"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,7 +113,6 @@ func TestJoinRefusedFlags(t *testing.T) {
 	}{
 		{[]string{"--process", "2", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--join", "127.0.0.1:1"}, "ElasticCluster too"},
 		{[]string{"--process", "1", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--members", "2", "--join", "127.0.0.1:1"}, "cannot join it"},
-		{[]string{"--process", "2", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--members", "2"}, "is not among the 2"},
 		{[]string{"--process", "0", "--peers", "127.0.0.1:1,127.0.0.1:2", "--members", "3"}, "more members than"},
 	} {
 		dir := t.TempDir()
@@ -120,6 +123,23 @@ func TestJoinRefusedFlags(t *testing.T) {
 		b, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(b), c.want) {
 			t.Errorf("weir run wordcount %v: %v\n%s\nwant an error saying %q", c.args, err, b, c.want)
+		}
+	}
+}
+
+// A process of a slot past the members without --join (a new pod of a
+// scaled StatefulSet, started with its siblings' arguments) joins
+// through process 0; a member does not join.
+func TestJoinDefaultsToProcessZero(t *testing.T) {
+	peers := []string{"web-0.weir:7070", "web-1.weir:7070", "web-2.weir:7070"}
+	for self, want := range map[int][]string{0: nil, 1: nil, 2: peers[:1]} {
+		f := clusterFlags{members: 2, resolved: cluster.Cluster{Self: self, Peers: peers, From: "kubernetes"}}
+		var cfg dataflow.JobConfig
+		for _, o := range f.options() {
+			o(&cfg)
+		}
+		if cfg.Cluster == nil || cfg.Cluster.Members != 2 || !slices.Equal(cfg.Cluster.Join, want) || cfg.Cluster.Joining() != (want != nil) {
+			t.Errorf("process %d: cluster %+v; want members 2, join %v", self, cfg.Cluster, want)
 		}
 	}
 }
