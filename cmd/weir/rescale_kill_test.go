@@ -97,3 +97,83 @@ func TestRescaleKilledDuringMigration(t *testing.T) {
 		t.Errorf("the output differs from the reference\n%s\n%s", firstDiff(got, want), logs())
 	}
 }
+
+// An elastic word count of two processes, with checkpoints, is joined by
+// a third (launch --slots 3 --join-after); while key groups move onto it,
+// it is killed with SIGKILL. The job restarts from its latest checkpoint
+// (the members alone, the joiner's key groups back on their instances),
+// the third process joins again, and the output is exactly the
+// reference count.
+func TestJoinKilledDuringMigration(t *testing.T) {
+	dir := t.TempDir()
+	text := rescaleText(45_000)
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.csv")
+	writeFile(t, in, text)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, weirBin, "launch", "-n", "2", "--slots", "3", "--join-after", "1500ms", "--restart", "3", "--",
+		"run", "wordcount", "--input", in, "--out", out, "--rate", "3000", "--workers", "2", "--interval", "100ms",
+		"--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "500ms")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	pids := map[int]int{}
+	var log strings.Builder
+	joined := make(chan struct{}, 8)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var i, pid int
+			mu.Lock()
+			if _, err := fmt.Sscanf(sc.Text(), "weir launch: process %d pid %d", &i, &pid); err == nil {
+				pids[i] = pid
+			}
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if strings.Contains(sc.Text(), "a process joins the job") {
+				joined <- struct{}{}
+			}
+		}
+	}()
+	logs := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.String()
+	}
+	select {
+	case <-joined:
+	case <-done:
+		t.Fatalf("the job ended before a process joined:\n%s", logs())
+	}
+	// The join takes force about 1.5 s later, then its steps, one per
+	// 100 ms epoch: kill the joiner in the middle of them.
+	time.Sleep(2200 * time.Millisecond)
+	mu.Lock()
+	pid := pids[2]
+	mu.Unlock()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("launch: %v\n%s", err, logs())
+	}
+	for _, want := range []string{"starting the job again", "restoring checkpoint"} {
+		if !strings.Contains(logs(), want) {
+			t.Errorf("the logs do not say %q:\n%s", want, logs())
+		}
+	}
+	if n := strings.Count(logs(), "a process joins the job"); n < 2 {
+		t.Errorf("a process joined %d times; want again after the restart:\n%s", n, logs())
+	}
+	if got, want := readFile(t, out), wordcountCSV(text); got != want {
+		t.Errorf("the output differs from the reference\n%s\n%s", firstDiff(got, want), logs())
+	}
+}
