@@ -19,6 +19,10 @@
 // process leaves the job): its last aligned marker goes on as a final
 // one and it ends; outlets towards it drop the later markers (Until) and
 // refuse records, and round-robin senders pass it over (Outlet.Retired).
+// An instance of a process that has not joined the job is absent
+// (Retirement.Absent) until its join epoch is set (Retirement.Join):
+// outlets towards it drop markers until the one that ends that epoch, and
+// the inboxes it sends to (SenderFrom) align without it until then.
 //
 // Every task instance has a Meter: its metrics.Instance counters (records,
 // bytes, busy, idle and backpressured time, read once per batch, marker or
