@@ -242,11 +242,15 @@ func (j *Job) retire(p int, at uint64) {
 	}
 	l.from[p] = at
 	j.mu.Lock()
-	h := j.handovers
+	h, sp := j.handovers, j.splits
 	j.mu.Unlock()
 	if h != nil {
 		// No plan gives p key groups from now on.
 		h.closeTo(p)
+	}
+	if sp != nil {
+		// Nor source shares.
+		sp.leaves(p)
 	}
 	if j.coord != nil {
 		j.coord.left(p, at)

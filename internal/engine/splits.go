@@ -30,6 +30,9 @@ type splits struct {
 	sendMu []sync.Mutex // per peer: one goroutine sends at a time
 	live   atomic.Int64 // instances of movable sources here not yet ended
 	slots  *presence    // the processes present (nil: all)
+	// gone marks, under sendMu, the processes told that this one sends
+	// them no more notes because they leave.
+	gone map[int]bool
 }
 
 // shareSource is one movable source.
@@ -86,7 +89,7 @@ func (j *Job) movableSource(t plan.Task, procs int) string {
 // each.
 func (j *Job) newSplits(p *plan.Physical, rt *runtime.Runtime, net transport.Network, pl placement) (*splits, error) {
 	s := &splits{box: newShareBox(), net: net, pl: pl, done: rt.Done(), sources: map[string]*shareSource{},
-		kept: map[string]string{}, sendMu: make([]sync.Mutex, pl.procs), slots: j.slots}
+		kept: map[string]string{}, sendMu: make([]sync.Mutex, pl.procs), slots: j.slots, gone: map[int]bool{}}
 	named := map[string]int{}
 	for _, t := range p.Tasks {
 		if n := j.Nodes[t.Head]; n.Kind == plan.Source {

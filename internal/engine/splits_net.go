@@ -68,13 +68,30 @@ func (s *splits) broadcast(k noteKey, n shareNote) {
 			continue
 		}
 		s.sendMu[p].Lock()
-		snd := s.net.Sender(splitsChannel, p)
-		err := snd.Send(appendNote(snd.Buffer(), k, n))
-		s.sendMu[p].Unlock()
-		if err != nil {
-			return // the network failed or closed, and says why
+		if !s.gone[p] {
+			snd := s.net.Sender(splitsChannel, p)
+			// An error means the network failed or closed, and says why.
+			_ = snd.Send(appendNote(snd.Buffer(), k, n))
 		}
+		s.sendMu[p].Unlock()
 	}
+}
+
+// leaves tells process p, which leaves the job, that this one files it
+// no more notes (it takes no share over), and sends it none from now on,
+// so that p's listener ends before the job does.
+func (s *splits) leaves(p int) {
+	if s.net == nil || p == s.pl.self || len(s.sources) == 0 {
+		return
+	}
+	s.sendMu[p].Lock()
+	defer s.sendMu[p].Unlock()
+	if s.gone[p] {
+		return
+	}
+	s.gone[p] = true
+	snd := s.net.Sender(splitsChannel, p)
+	_ = snd.Send(append(snd.Buffer(), msgSplitClose))
 }
 
 // ended notes that an instance of a movable source has ended; after the
@@ -95,6 +112,9 @@ func (s *splits) ended() error {
 func (s *splits) closeTo(p int) error {
 	s.sendMu[p].Lock()
 	defer s.sendMu[p].Unlock()
+	if s.gone[p] {
+		return nil
+	}
 	snd := s.net.Sender(splitsChannel, p)
 	return snd.Send(append(snd.Buffer(), msgSplitClose))
 }
