@@ -30,6 +30,7 @@ func (c *coordinator) start(rt *runtime.Runtime) {
 func (c *coordinator) open(done <-chan struct{}) {
 	c.inbox = make(chan coord.Event, 2*c.tasks+c.procs)
 	c.done = done
+	c.gate.procs, c.gate.every = c.procs, c.every
 }
 
 // send hands ev to the service, or drops it once the runtime has
@@ -95,6 +96,7 @@ func (c *coordinator) serve(done <-chan struct{}) error {
 			if err := s.carryAll(); err != nil {
 				return err
 			}
+			c.gate.setBusy(!m.Idle())
 		case <-done:
 			if err := s.takeQueued(); err != nil {
 				return err
@@ -112,6 +114,7 @@ func (s *ckptService) step(ev coord.Event) error {
 	s.c.complete.Store(complete)
 	s.c.written.Store(s.m.NewestWritten())
 	s.c.pending.Store(int64(s.m.Pending()))
+	s.c.gate.setBusy(!s.m.Idle())
 	return err
 }
 

@@ -76,6 +76,9 @@ func (r *reporter) report(m progress.Marker) error {
 		return nil
 	}
 	r.last = n
+	if !r.c.gate.take(n) {
+		return nil
+	}
 	if r.c.reg != nil {
 		r.c.reg.CheckpointReported(n, uint64(m.Epoch), runtime.Now())
 	}
