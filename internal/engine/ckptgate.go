@@ -2,8 +2,8 @@ package engine
 
 import "sync"
 
-// gate decides, once for all the tasks of a job of one process, whether
-// they take a checkpoint that is due: not while the store is busy with
+// gate decides, once for all the tasks of a job of one process with
+// time-based epochs, whether they take a checkpoint that is due: not while the store is busy with
 // an earlier one (a part waits to be written, or a store request is out),
 // as Flink takes one checkpoint at a time. Every checkpoint taken holds a
 // copy of the process's state until its part is written; with writes
@@ -14,9 +14,12 @@ import "sync"
 // In a job of several processes every process takes every checkpoint: a
 // checkpoint completes only once each process has written its part, and
 // processes that skipped by their own store's pace might never take the
-// same one.
+// same one. With count-based epochs every checkpoint is taken too: a
+// marker comes only with input, so one skipped while the input pauses
+// would have no successor until it resumes (time-based markers follow
+// the clock).
 type gate struct {
-	procs int
+	on    bool // one process, time-based epochs
 	every uint64
 	mu    sync.Mutex
 	// busy is what the checkpoint service last published: whether its
@@ -29,7 +32,7 @@ type gate struct {
 // take reports whether the tasks take checkpoint n, the same answer to
 // every task that asks.
 func (g *gate) take(n uint64) bool {
-	if g.procs > 1 {
+	if !g.on {
 		return true
 	}
 	g.mu.Lock()

@@ -30,7 +30,6 @@ func (c *coordinator) start(rt *runtime.Runtime) {
 func (c *coordinator) open(done <-chan struct{}) {
 	c.inbox = make(chan coord.Event, 2*c.tasks+c.procs)
 	c.done = done
-	c.gate.procs, c.gate.every = c.procs, c.every
 }
 
 // send hands ev to the service, or drops it once the runtime has

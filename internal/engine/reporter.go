@@ -272,6 +272,7 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	}
 	c := &coordinator{store: store, every: cfg.Every, keep: cfg.Keep, self: self, procs: procs,
 		groups: j.Cfg.KeyGroups, log: log}
+	c.gate = gate{on: procs == 1 && j.Cfg.EpochRecords == 0, every: cfg.Every}
 	n, ok, err := store.Latest()
 	if err != nil {
 		return nil, err
