@@ -21,6 +21,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGOGC)
 	}
+	setMemoryLimit()
 	if err := rootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "weir:", message(err))
 		os.Exit(1)

@@ -95,6 +95,7 @@ func (c *coordinator) serve(done <-chan struct{}) error {
 			if err := s.carryAll(); err != nil {
 				return err
 			}
+			c.gate.setBusy(!m.Idle())
 		case <-done:
 			if err := s.takeQueued(); err != nil {
 				return err
@@ -112,6 +113,7 @@ func (s *ckptService) step(ev coord.Event) error {
 	s.c.complete.Store(complete)
 	s.c.written.Store(s.m.NewestWritten())
 	s.c.pending.Store(int64(s.m.Pending()))
+	s.c.gate.setBusy(!s.m.Idle())
 	return err
 }
 

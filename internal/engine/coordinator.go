@@ -56,6 +56,8 @@ type coordinator struct {
 	// a stop to read.
 	highest, complete, written atomic.Uint64
 	pending                    atomic.Int64
+	// gate says which due checkpoints the tasks take.
+	gate gate
 	// reg, if set, receives the checkpoints' figures; meter traces the
 	// service's writes.
 	reg   *metrics.Registry

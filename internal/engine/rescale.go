@@ -151,10 +151,6 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			return Migration{}, err
 		}
 	}
-	from, err := j.firstFree(rt)
-	if err != nil {
-		return Migration{}, err
-	}
 	contiguous := func(par int, _ *partition.Table, from uint64) (*partition.Table, error) {
 		// A group of fewer instances spreads over all of them.
 		t := partition.Contiguous(j.Cfg.KeyGroups, min(r.Instances, par))
@@ -164,27 +160,28 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 		}
 		return partition.NewTable(from, par, owner)
 	}
-	kp, mg, announce, err := j.planKeyed(scheds, from, r, contiguous)
-	if err != nil {
-		return Migration{}, err
-	}
-	sp, kept, shareAnn, err := j.planShares(from, func(_ string, par int) []int { return firstN(min(r.Instances, par)) }, false)
-	if err != nil {
-		return Migration{}, err
-	}
-	announce = append(announce, shareAnn...)
-	if size := announceSize(announce); size > maxAnnounce {
-		return Migration{}, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
-	}
-	for _, p := range kp {
-		for i, st := range p.steps {
-			if err := p.s.Add(st.Table); err != nil {
-				return Migration{}, fmt.Errorf("weir: rescale: step %d: %w", i, err)
-			}
+	var mg Migration
+	var sp []sharePlan
+	var kept []string
+	var announce [][]byte
+	from, err := j.addInTime(rt, func(from uint64) ([]routing.Addition, error) {
+		var kp []plannedSteps
+		var shareAnn [][]byte
+		var err error
+		if kp, mg, announce, err = j.planKeyed(scheds, from, r, contiguous); err != nil {
+			return nil, err
 		}
-	}
-	if err := addShares(sp); err != nil {
-		return Migration{}, fmt.Errorf("weir: rescale: %w", err)
+		if sp, kept, shareAnn, err = j.planShares(from, func(_ string, par int) []int { return firstN(min(r.Instances, par)) }, false); err != nil {
+			return nil, err
+		}
+		announce = append(announce, shareAnn...)
+		if size := announceSize(announce); size > maxAnnounce {
+			return nil, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
+		}
+		return append(keyedAdditions(kp), shareAdditions(sp)...), nil
+	})
+	if err != nil {
+		return Migration{}, err
 	}
 	for _, p := range sp {
 		mg.Sources = append(mg.Sources, p.src.name)
@@ -213,16 +210,29 @@ func (j *Job) reconfigurable() (*runtime.Runtime, error) {
 
 // firstFree is the first epoch a reconfiguration asked for now can take
 // force at: past every epoch a sender, receiver or source instance of
-// this process has entered, the clock's and the last one completed, by a
-// lead for the announcement to reach every process (2 epochs in one
-// process, in a job of several at least 1.5 s of epochs: the summaries
-// go out a few times a second). It refuses while the last one is under
-// way.
+// this process has entered, the clock's and the last one completed
+// (entered), by the lead for the announcement to reach every process. It
+// refuses while the last one is under way.
 func (j *Job) firstFree(rt *runtime.Runtime) (uint64, error) {
+	e, err := j.entered(rt)
+	return e + j.lead(), err
+}
+
+// lead is the epochs a reconfiguration's first epoch is put ahead of
+// those entered: 2 in one process, in a job of several at least 1.5 s of
+// epochs (the summaries that announce it go out a few times a second).
+func (j *Job) lead() uint64 {
 	lead := uint64(2)
 	if j.Processes() > 1 {
 		lead = max(lead, uint64((1500*time.Millisecond+j.Cfg.Interval-1)/j.Cfg.Interval)+1)
 	}
+	return lead
+}
+
+// entered is the newest epoch this process has entered, by its senders,
+// receivers and sources, the clock and the epochs completed; it refuses
+// while the last reconfiguration is under way.
+func (j *Job) entered(rt *runtime.Runtime) (uint64, error) {
 	e := j.CompletedEpoch()
 	if j.Cfg.EpochRecords == 0 {
 		e = max(e, uint64(rt.WallEpoch()))
@@ -241,7 +251,7 @@ func (j *Job) firstFree(rt *runtime.Runtime) (uint64, error) {
 		}
 		from = max(from, s.Reached())
 	}
-	return from + lead, nil
+	return from, nil
 }
 
 // plannedSteps are the steps planned for one keyed schedule.

@@ -116,21 +116,20 @@ func (j *Job) MoveSplits(name string, readers []int) (uint64, error) {
 	if len(readers) == 0 {
 		return 0, fmt.Errorf("weir: source %s: no instance to read it", name)
 	}
-	from, err := j.firstFree(rt)
-	if err != nil {
-		return 0, err
-	}
 	pick := func(n string, _ int) []int {
 		if n == name {
 			return readers
 		}
 		return nil
 	}
-	plans, _, announce, err := j.planShares(from, pick, true)
+	var announce [][]byte
+	from, err := j.addInTime(rt, func(from uint64) ([]routing.Addition, error) {
+		var plans []sharePlan
+		var err error
+		plans, _, announce, err = j.planShares(from, pick, true)
+		return shareAdditions(plans), err
+	})
 	if err != nil {
-		return 0, err
-	}
-	if err := addShares(plans); err != nil {
 		return 0, err
 	}
 	j.rescale.announced, j.rescale.last = announce, from

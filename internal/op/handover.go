@@ -1,6 +1,7 @@
 package op
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/weirstream/weir/internal/checkpoint"
@@ -39,8 +40,13 @@ func extractTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, 
 		del = append(del, gone{h, k})
 		return true
 	})
+	// As in snapshotTable: one scratch buffer, each blob copied out at
+	// its size.
+	var scratch []byte
 	for kg, b := range by {
-		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: c.Append(nil, []keyedBlob[K, V]{*b})})
+		scratch = c.Append(scratch[:0], []keyedBlob[K, V]{*b})
+		delete(by, kg)
+		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: bytes.Clone(scratch)})
 	}
 	for _, g := range del {
 		t.Delete(g.h, g.k)

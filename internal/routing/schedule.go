@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,11 +25,16 @@ type Schedule struct {
 	// shares: the tables assign a source's shares, whose number may
 	// change (the instances may not).
 	shares bool
+	// id orders the schedules' locks in AddAll.
+	id uint64
 }
+
+// ids numbers the schedules.
+var ids atomic.Uint64
 
 // New returns the schedule that routes by first from epoch 0.
 func New(first *partition.Table) *Schedule {
-	s := &Schedule{}
+	s := &Schedule{id: ids.Add(1)}
 	t := *first
 	t.From = 0
 	s.tables.Store(&[]*partition.Table{&t})
@@ -85,6 +91,15 @@ func (s *Schedule) Reached() uint64 {
 func (s *Schedule) Add(t *partition.Table) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.check(t); err != nil {
+		return err
+	}
+	s.add(t)
+	return nil
+}
+
+// check returns why Add would refuse t; s.mu is held.
+func (s *Schedule) check(t *partition.Table) error {
 	ts := *s.tables.Load()
 	if cur := ts[0]; (t.Groups() != cur.Groups() && !s.shares) || t.Instances() != cur.Instances() {
 		return fmt.Errorf("routing: a table of %d key groups over %d instances, the schedule's have %d over %d",
@@ -98,6 +113,17 @@ func (s *Schedule) Add(t *partition.Table) error {
 	if t.From <= s.reached {
 		return fmt.Errorf("%w: epoch %d, and epoch %d was entered", ErrTooLate, t.From, s.reached)
 	}
+	return nil
+}
+
+// add puts t, which check took, in force; s.mu is held.
+func (s *Schedule) add(t *partition.Table) {
+	ts := *s.tables.Load()
+	for _, o := range ts {
+		if o.From == t.From && o.Equal(t) {
+			return
+		}
+	}
 	next := make([]*partition.Table, 0, len(ts)+1)
 	for _, o := range ts {
 		if o.From < t.From {
@@ -106,6 +132,45 @@ func (s *Schedule) Add(t *partition.Table) error {
 	}
 	next = append(next, t)
 	s.tables.Store(&next)
+}
+
+// Addition is tables to add to one schedule, in order.
+type Addition struct {
+	S      *Schedule
+	Tables []*partition.Table
+}
+
+// AddAll adds the tables of every addition to its schedule, all or none:
+// with the locks of all the schedules held, it checks every table as Add
+// would and adds them only if none is refused; otherwise it adds nothing
+// and returns the first refusal (wrapping ErrTooLate if a sender had
+// entered the table's epoch). A reconfiguration of several schedules
+// that comes too late can so be planned again from a later epoch.
+func AddAll(adds []Addition) error {
+	scheds := make([]*Schedule, 0, len(adds))
+	for _, a := range adds {
+		if !slices.Contains(scheds, a.S) {
+			scheds = append(scheds, a.S)
+		}
+	}
+	// One order for the locks, whoever takes several.
+	slices.SortFunc(scheds, func(a, b *Schedule) int { return cmp.Compare(a.id, b.id) })
+	for _, s := range scheds {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	for _, a := range adds {
+		for _, t := range a.Tables {
+			if err := a.S.check(t); err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range adds {
+		for _, t := range a.Tables {
+			a.S.add(t)
+		}
+	}
 	return nil
 }
 

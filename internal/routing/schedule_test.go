@@ -108,3 +108,43 @@ func TestShares(t *testing.T) {
 		t.Error("a routing schedule took a table of another key-group count")
 	}
 }
+
+// AddAll adds the tables of several schedules all or none: one refused
+// table (an epoch entered, another shape) leaves every schedule as it
+// was; else every table is in force from its epoch.
+func TestAddAll(t *testing.T) {
+	first := table(t, 0, 0, 0, 1, 1)
+	s, u := New(first), New(first)
+	u.Enter(6)
+	a, b, c := table(t, 6, 0, 1, 1, 1), table(t, 8, 0, 1, 2, 2), table(t, 7, 3, 3, 3, 3)
+	other, err := partition.NewTable(9, 2, []int{0, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, adds := range [][]Addition{
+		{{S: s, Tables: []*partition.Table{b}}, {S: u, Tables: []*partition.Table{a}}},
+		{{S: s, Tables: []*partition.Table{c, b}}, {S: u, Tables: []*partition.Table{c, other}}},
+	} {
+		if err := AddAll(adds); err == nil {
+			t.Fatalf("AddAll(%v) = nil; want a refusal", adds)
+		}
+		for _, x := range []*Schedule{s, u} {
+			if got := x.Tables(0); len(got) != 1 {
+				t.Fatalf("after a refused AddAll: %v", got)
+			}
+		}
+	}
+	if err := AddAll([]Addition{{S: s, Tables: []*partition.Table{c, b}}, {S: u, Tables: []*partition.Table{c}}, {S: s, Tables: []*partition.Table{b}}}); err != nil {
+		t.Fatal(err)
+	}
+	for e, want := range map[uint64]*partition.Table{6: first, 7: c, 8: b, 100: b} {
+		if got := s.At(e); !got.Equal(want) {
+			t.Errorf("s.At(%d) = %v; want %v", e, got, want)
+		}
+	}
+	for e, want := range map[uint64]*partition.Table{6: first, 7: c, 100: c} {
+		if got := u.At(e); !got.Equal(want) {
+			t.Errorf("u.At(%d) = %v; want %v", e, got, want)
+		}
+	}
+}

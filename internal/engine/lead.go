@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// maxPlans bounds how many times addInTime plans a reconfiguration.
+const maxPlans = 8
+
+// addInTime plans a reconfiguration from the first free epoch and puts
+// its tables in force, all or none, returning that epoch. The process
+// goes on entering epochs while it plans; if it entered the first one
+// meanwhile (the add comes too late), or more than half of the lead
+// passed (the other processes could hear of it too late), nothing is
+// added and it plans again from a later epoch, the lead grown by the
+// epochs that passed: a busy process (a collection of a large heap, a
+// loaded machine) plans more than once, and does not fail.
+func (j *Job) addInTime(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error)) (uint64, error) {
+	lead, extra := j.lead(), uint64(0)
+	for try := 1; ; try++ {
+		base, err := j.entered(rt)
+		if err != nil {
+			return 0, err
+		}
+		from := base + lead + extra
+		adds, err := plan(from)
+		if err != nil {
+			return 0, err
+		}
+		now, err := j.entered(rt)
+		if err != nil {
+			return 0, err
+		}
+		if inTime(from, now, lead) {
+			err := routing.AddAll(adds)
+			if !errors.Is(err, routing.ErrTooLate) {
+				if err != nil {
+					return 0, fmt.Errorf("weir: rescale: %w", err)
+				}
+				return from, nil
+			}
+			now = max(now, from)
+		}
+		if try == maxPlans {
+			return 0, fmt.Errorf("weir: rescale: planned %d times, and each time the process entered its first epoch (%d at last) before it was put in force; the process is too busy for its epoch interval", try, from)
+		}
+		extra += now - base
+	}
+}
+
+// inTime reports whether a reconfiguration from epoch from still has at
+// least half of its lead once the process has entered epoch now.
+func inTime(from, now, lead uint64) bool {
+	return from > now && from-now >= (lead+1)/2
+}
+
+// keyedAdditions are the tables of the planned steps.
+func keyedAdditions(kp []plannedSteps) []routing.Addition {
+	var adds []routing.Addition
+	for _, p := range kp {
+		tables := make([]*partition.Table, len(p.steps))
+		for i, st := range p.steps {
+			tables[i] = st.Table
+		}
+		adds = append(adds, routing.Addition{S: p.s, Tables: tables})
+	}
+	return adds
+}
+
+// shareAdditions are the tables of the planned moves of shares.
+func shareAdditions(sp []sharePlan) []routing.Addition {
+	var adds []routing.Addition
+	for _, p := range sp {
+		adds = append(adds, routing.Addition{S: p.src.sched, Tables: []*partition.Table{p.table}})
+	}
+	return adds
+}

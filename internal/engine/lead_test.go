@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
+	"github.com/weirstream/weir/internal/runtime"
+)
+
+// leadJob is a job of one process with keyed operators of 2 instances
+// over 8 key groups, whose epochs a test enters by hand.
+func leadJob() (*Job, *runtime.Runtime, *routing.Schedule) {
+	j := &Job{Graph: &dataflow.Graph{Cfg: dataflow.JobConfig{KeyGroups: 8, EpochRecords: 1}}, splits: &splits{}}
+	j.keyed(2)
+	return j, runtime.New(runtime.Config{Interval: time.Second}), j.Schedule(2)
+}
+
+// moveAll is the table from epoch from that gives every key group to
+// instance 1.
+func moveAll(t *testing.T, from uint64) *partition.Table {
+	tb, err := partition.NewTable(from, 2, []int{1, 1, 1, 1, 1, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+// A process that enters the epoch a reconfiguration was planned from
+// while it plans (a busy process) does not fail it: it is planned again
+// from a later epoch, and only the second plan takes force.
+func TestAddInTimePlansAgain(t *testing.T) {
+	j, rt, s := leadJob()
+	s.Enter(5)
+	var froms []uint64
+	got, err := j.addInTime(rt, func(from uint64) ([]routing.Addition, error) {
+		froms = append(froms, from)
+		if len(froms) == 1 {
+			s.Enter(from + 1) // the senders go on while it plans
+		}
+		return []routing.Addition{{S: s, Tables: []*partition.Table{moveAll(t, from)}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(froms) != 2 || froms[0] != 7 || got != froms[1] || got <= 8 {
+		t.Fatalf("planned from %v, in force from %d; want 7, then past 8", froms, got)
+	}
+	if s.At(got-1).Owner(0) != 0 || s.At(got).Owner(0) != 1 || len(s.Tables(0)) != 2 {
+		t.Errorf("tables %v: want the first one, then the move from %d alone", s.Tables(0), got)
+	}
+}
+
+// A process that always enters the first epoch before the add gives up
+// after maxPlans plans with an error, having added nothing.
+func TestAddInTimeGivesUp(t *testing.T) {
+	j, rt, s := leadJob()
+	plans := 0
+	_, err := j.addInTime(rt, func(from uint64) ([]routing.Addition, error) {
+		plans++
+		s.Enter(from)
+		return []routing.Addition{{S: s, Tables: []*partition.Table{moveAll(t, from)}}}, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "too busy") || plans != maxPlans {
+		t.Fatalf("after %d plans: %v", plans, err)
+	}
+	if len(s.Tables(0)) != 1 {
+		t.Errorf("tables %v: want the first alone", s.Tables(0))
+	}
+}
+
+// A planning error is returned as it is, without planning again.
+func TestAddInTimePlanError(t *testing.T) {
+	j, rt, _ := leadJob()
+	bad := errors.New("no plan")
+	plans := 0
+	if _, err := j.addInTime(rt, func(uint64) ([]routing.Addition, error) { plans++; return nil, bad }); !errors.Is(err, bad) || plans != 1 {
+		t.Errorf("after %d plans: %v", plans, err)
+	}
+}
