@@ -10,6 +10,7 @@ import (
 
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -92,10 +93,6 @@ func (j *Job) planJoin(p int) ([]byte, Migration, error) {
 	if err != nil {
 		return nil, Migration{}, err
 	}
-	at, err := j.firstFree(rt)
-	if err != nil {
-		return nil, Migration{}, err
-	}
 	l := &j.rescale.leave
 	on := func(par int) func(int) bool {
 		return func(inst int) bool {
@@ -106,39 +103,42 @@ func (j *Job) planJoin(p int) ([]byte, Migration, error) {
 	spread := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
 		return migrate.Spread(old, on(par), from)
 	}
-	kp, mg, announce, err := j.planKeyed(j.keyedSchedules(), at+1, j.rescale.join, spread)
+	var mg Migration
+	var sp []sharePlan
+	var announce [][]byte
+	// The joiner takes part from epoch at; the key groups and shares
+	// move to it from at+1.
+	at, err := j.addInTime(rt, func(at uint64) ([]routing.Addition, error) {
+		var kp []plannedSteps
+		var shareAnn [][]byte
+		var err error
+		if kp, mg, announce, err = j.planKeyed(j.keyedSchedules(), at+1, j.rescale.join, spread); err != nil {
+			return nil, err
+		}
+		sp, _, shareAnn, err = j.planShares(at+1, func(name string, par int) []int {
+			return joinedReaders(j.splits.sources[name].sched.At(at), par, func(inst int) bool { return l.pl.proc(inst, par) == p })
+		}, false)
+		if err != nil {
+			return nil, err
+		}
+		t, err := partition.NewTable(at, 1, []int{0})
+		if err != nil {
+			return nil, err
+		}
+		b, err := migrate.Encode(migrate.Reconfig{Operator: joinPrefix + strconv.Itoa(p), Table: t})
+		if err != nil {
+			return nil, err
+		}
+		announce = append(append([][]byte{b}, announce...), shareAnn...)
+		if size := announceSize(announce); size > maxAnnounce {
+			return nil, fmt.Errorf("weir: join: its %d steps take %d bytes to announce, more than %d", mg.Steps, size, maxAnnounce)
+		}
+		return append(keyedAdditions(kp), shareAdditions(sp)...), nil
+	})
 	if err != nil {
 		return nil, Migration{}, err
-	}
-	sp, _, shareAnn, err := j.planShares(at+1, func(name string, par int) []int {
-		return joinedReaders(j.splits.sources[name].sched.At(at), par, func(inst int) bool { return l.pl.proc(inst, par) == p })
-	}, false)
-	if err != nil {
-		return nil, Migration{}, err
-	}
-	t, err := partition.NewTable(at, 1, []int{0})
-	if err != nil {
-		return nil, Migration{}, err
-	}
-	b, err := migrate.Encode(migrate.Reconfig{Operator: joinPrefix + strconv.Itoa(p), Table: t})
-	if err != nil {
-		return nil, Migration{}, err
-	}
-	announce = append(append([][]byte{b}, announce...), shareAnn...)
-	if size := announceSize(announce); size > maxAnnounce {
-		return nil, Migration{}, fmt.Errorf("weir: join: its %d steps take %d bytes to announce, more than %d", mg.Steps, size, maxAnnounce)
 	}
 	j.joined(p, at)
-	for _, kps := range kp {
-		for i, st := range kps.steps {
-			if err := kps.s.Add(st.Table); err != nil {
-				return nil, Migration{}, fmt.Errorf("weir: join: step %d: %w", i, err)
-			}
-		}
-	}
-	if err := addShares(sp); err != nil {
-		return nil, Migration{}, fmt.Errorf("weir: join: %w", err)
-	}
 	for _, s := range sp {
 		mg.Sources = append(mg.Sources, s.src.name)
 	}

@@ -94,56 +94,51 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 			return q == p || l.from[q] > 0 || !j.slots.present(q)
 		}
 	}
-	from, err := j.firstFree(rt)
-	if err != nil {
-		return Migration{}, err
-	}
 	evict := func(par int, old *partition.Table, from uint64) (*partition.Table, error) {
 		return migrate.Evict(old, gone(par), from)
 	}
-	kp, mg, announce, err := j.planKeyed(j.keyedSchedules(), from, r, evict)
-	if err != nil {
-		return Migration{}, err
-	}
-	sp, _, shareAnn, err := j.planShares(from, func(name string, par int) []int {
-		return stayingReaders(j.splits.sources[name].sched.At(from-1), par, gone(par))
-	}, true)
-	if err != nil {
-		return Migration{}, fmt.Errorf("weir: leave: %w", err)
-	}
-	at := from
-	if mg.Steps > 0 {
-		// The last step is handed over at the marker before it; the
-		// instances retire at the marker after.
-		at = max(at, mg.Last+1)
-	}
-	if len(sp) > 0 {
-		at = max(at, from+1) // the sources hand their shares over first
-	}
-	if err := j.canRetire(at); err != nil {
-		return Migration{}, fmt.Errorf("weir: leave: %w", err)
-	}
-	t, err := partition.NewTable(at, 1, []int{0})
-	if err != nil {
-		return Migration{}, err
-	}
-	b, err := migrate.Encode(migrate.Reconfig{Operator: leavePrefix + strconv.Itoa(p), Table: t})
-	if err != nil {
-		return Migration{}, err
-	}
-	announce = append(append(announce, shareAnn...), b)
-	if size := announceSize(announce); size > maxAnnounce {
-		return Migration{}, fmt.Errorf("weir: leave: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
-	}
-	for _, kps := range kp {
-		for i, st := range kps.steps {
-			if err := kps.s.Add(st.Table); err != nil {
-				return Migration{}, fmt.Errorf("weir: leave: step %d: %w", i, err)
-			}
+	var mg Migration
+	var sp []sharePlan
+	var announce [][]byte
+	var at uint64
+	from, err := j.addInTime(rt, func(from uint64) ([]routing.Addition, error) {
+		var kp []plannedSteps
+		var shareAnn [][]byte
+		var err error
+		if kp, mg, announce, err = j.planKeyed(j.keyedSchedules(), from, r, evict); err != nil {
+			return nil, err
 		}
-	}
-	if err := addShares(sp); err != nil {
-		return Migration{}, fmt.Errorf("weir: leave: %w", err)
+		sp, _, shareAnn, err = j.planShares(from, func(name string, par int) []int {
+			return stayingReaders(j.splits.sources[name].sched.At(from-1), par, gone(par))
+		}, true)
+		if err != nil {
+			return nil, fmt.Errorf("weir: leave: %w", err)
+		}
+		at = from
+		if mg.Steps > 0 {
+			// The last step is handed over at the marker before it; the
+			// instances retire at the marker after.
+			at = max(at, mg.Last+1)
+		}
+		if len(sp) > 0 {
+			at = max(at, from+1) // the sources hand their shares over first
+		}
+		t, err := partition.NewTable(at, 1, []int{0})
+		if err != nil {
+			return nil, err
+		}
+		b, err := migrate.Encode(migrate.Reconfig{Operator: leavePrefix + strconv.Itoa(p), Table: t})
+		if err != nil {
+			return nil, err
+		}
+		announce = append(append(announce, shareAnn...), b)
+		if size := announceSize(announce); size > maxAnnounce {
+			return nil, fmt.Errorf("weir: leave: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
+		}
+		return append(keyedAdditions(kp), shareAdditions(sp)...), nil
+	})
+	if err != nil {
+		return Migration{}, err
 	}
 	for _, s := range sp {
 		mg.Sources = append(mg.Sources, s.src.name)

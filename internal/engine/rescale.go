@@ -208,16 +208,6 @@ func (j *Job) reconfigurable() (*runtime.Runtime, error) {
 	return rt, j.canRescale()
 }
 
-// firstFree is the first epoch a reconfiguration asked for now can take
-// force at: past every epoch a sender, receiver or source instance of
-// this process has entered, the clock's and the last one completed
-// (entered), by the lead for the announcement to reach every process. It
-// refuses while the last one is under way.
-func (j *Job) firstFree(rt *runtime.Runtime) (uint64, error) {
-	e, err := j.entered(rt)
-	return e + j.lead(), err
-}
-
 // lead is the epochs a reconfiguration's first epoch is put ahead of
 // those entered: 2 in one process, in a job of several at least 1.5 s of
 // epochs (the summaries that announce it go out a few times a second).
