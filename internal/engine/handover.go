@@ -35,10 +35,15 @@ type handovers struct {
 	live  atomic.Int64 // keyed instances of this process not yet ended
 	reuse reuse        // checkpoint reuse (reuse.go)
 	slots *presence    // the processes present (nil: all)
+	// gone marks, under mu, the peers told that this process hands them
+	// nothing more: nothing is sent to them after (a peer that left an
+	// elastic mesh would leave a send waiting for its slot's next
+	// process).
+	gone []bool
 }
 
 func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slots *presence) *handovers {
-	h := &handovers{po: newPostOffice(), net: net, pl: pl, done: rt.Done(), mu: make([]sync.Mutex, pl.procs), slots: slots}
+	h := &handovers{po: newPostOffice(), net: net, pl: pl, done: rt.Done(), mu: make([]sync.Mutex, pl.procs), slots: slots, gone: make([]bool, pl.procs)}
 	if net == nil {
 		return h
 	}
@@ -112,6 +117,10 @@ func (h *handovers) closeTo(p int) {
 	}
 	h.mu[p].Lock()
 	defer h.mu[p].Unlock()
+	if h.gone[p] {
+		return
+	}
+	h.gone[p] = true
 	s := h.net.Sender(handoverChannel, p)
 	// An error means the network failed or closed, and says why.
 	_ = s.Send(append(s.Buffer(), msgClose))

@@ -169,6 +169,8 @@ func (j *Job) canLeave(p int) error {
 		return fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
 	case !j.slots.present(p):
 		return fmt.Errorf("weir: leave: process %d has not joined the job", p)
+	case j.slots.from(p) > 0:
+		return fmt.Errorf("weir: leave: process %d joined the job while it ran (from epoch %d); a process that joined cannot leave it yet", p, j.slots.from(p))
 	case len(l.from)+len(j.slots.absent())+1 >= n:
 		return errors.New("weir: leave: every other process leaves already; one must stay")
 	case len(j.rescale.unmovable) > 0:
