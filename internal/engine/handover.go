@@ -40,6 +40,48 @@ type handovers struct {
 	// elastic mesh would leave a send waiting for its slot's next
 	// process).
 	gone []bool
+	// closes holds, per process that leaves, the epoch after which this
+	// process hands it nothing more (its retirement); closing counts them.
+	closeMu sync.Mutex
+	closes  map[int]uint64
+	closing atomic.Int64
+}
+
+// closeAfter tells process p that this one hands it nothing more once
+// every keyed instance here has completed epoch at: steps planned before
+// p's leave may still give it key groups until then.
+func (h *handovers) closeAfter(p int, at uint64) {
+	if h.net == nil || p == h.pl.self {
+		return
+	}
+	h.closeMu.Lock()
+	if h.closes == nil {
+		h.closes = map[int]uint64{}
+	}
+	h.closes[p] = at
+	h.closeMu.Unlock()
+	h.closing.Add(1)
+}
+
+// flushCloses sends the closes due once this process has completed
+// epoch done (every keyed instance here, the ended ones aside).
+func (h *handovers) flushCloses(done uint64) {
+	if h == nil || h.closing.Load() == 0 {
+		return
+	}
+	h.closeMu.Lock()
+	var due []int
+	for p, at := range h.closes {
+		if done >= at {
+			due = append(due, p)
+			delete(h.closes, p)
+		}
+	}
+	h.closeMu.Unlock()
+	for _, p := range due {
+		h.closing.Add(-1)
+		h.closeTo(p)
+	}
 }
 
 func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slots *presence) *handovers {

@@ -237,7 +237,7 @@ func (j *Job) newRuntime() *runtime.Runtime {
 		Tracer:     j.tracer,
 		// A process whose instances end epochs sends its figures, also
 		// one without terminal tasks (whose OnEpoch never fires).
-		OnInstanceEpoch: j.kickSummaries,
+		OnInstanceEpoch: j.instanceEpoch,
 		OnEpoch: func(s runtime.EpochStats) {
 			reg.Epoch(uint64(s.Epoch), s.Watermark, s.Latency, s.Final)
 			j.rescale.completed.Store(uint64(s.Epoch))
@@ -416,4 +416,14 @@ func (j *Job) startControls(rt *runtime.Runtime, net transport.Network) {
 			return nil
 		})
 	}
+}
+
+// instanceEpoch follows an instance's end of an epoch: the summaries go
+// out, and the handovers send the closes now due to processes that leave.
+func (j *Job) instanceEpoch() {
+	j.kickSummaries()
+	j.mu.Lock()
+	h := j.handovers
+	j.mu.Unlock()
+	h.flushCloses(j.CompletedEpoch())
 }

@@ -169,8 +169,6 @@ func (j *Job) canLeave(p int) error {
 		return fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
 	case !j.slots.present(p):
 		return fmt.Errorf("weir: leave: process %d has not joined the job", p)
-	case j.slots.from(p) > 0:
-		return fmt.Errorf("weir: leave: process %d joined the job while it ran (from epoch %d); a process that joined cannot leave it yet", p, j.slots.from(p))
 	case len(l.from)+len(j.slots.absent())+1 >= n:
 		return errors.New("weir: leave: every other process leaves already; one must stay")
 	case len(j.rescale.unmovable) > 0:
@@ -242,8 +240,9 @@ func (j *Job) retire(p int, at uint64) {
 	h, sp := j.handovers, j.splits
 	j.mu.Unlock()
 	if h != nil {
-		// No plan gives p key groups from now on.
-		h.closeTo(p)
+		// No plan gives p key groups after its retirement; steps planned
+		// before may until then.
+		h.closeAfter(p, at)
 	}
 	if sp != nil {
 		// Nor source shares.
