@@ -126,25 +126,13 @@ func TestJoinProcess(t *testing.T) {
 // instance: the readers' shares spread to its instances too, and every
 // record is counted once.
 func TestJoinWithSources(t *testing.T) {
-	const n = 9000
-	in := make([]string, n)
-	for i := range in {
-		in[i] = fmt.Sprintf("w%d", i%97)
-	}
+	in := wordsInput(9000)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
 	outs := make([]*weir.Collect[wordCount], 3)
 	build := func(p int) func(j *weir.Job) {
-		return func(j *weir.Job) {
-			s := weir.Source(j, "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 2500))
-			c := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
-				*st++
-				return append(out, wordCount{k, *st})
-			}, weir.Name("count"))
-			outs[p] = &weir.Collect[wordCount]{}
-			weir.Sink(c, outs[p], weir.Name("out"), weir.Parallelism(1))
-		}
+		return func(j *weir.Job) { outs[p] = runningWordCount(j, in) }
 	}
 	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}
 	for p := range 2 {
@@ -158,22 +146,7 @@ func TestJoinWithSources(t *testing.T) {
 	if got := r.jobs[2].Metrics().Records; got == 0 {
 		t.Error("the process that joined read no record")
 	}
-	last := map[string]int{}
-	for _, w := range outs[0].Records() {
-		last[w.Key] = max(last[w.Key], w.N)
-	}
-	want := map[string]int{}
-	for _, w := range in {
-		want[w]++
-	}
-	for k, c := range want {
-		if last[k] != c {
-			t.Errorf("%s counted %d, want %d", k, last[k], c)
-		}
-	}
-	if got := len(outs[0].Records()); got != n {
-		t.Errorf("%d counts out, want one per record, %d", got, n)
-	}
+	checkWordCounts(t, in, outs[0].Records())
 }
 
 // A job that a process joined crashes after checkpoints taken with the

@@ -202,11 +202,7 @@ func TestLeaveRefused(t *testing.T) {
 // instances that stay, which read on from where it stopped, and every
 // record is counted once.
 func TestLeaveWithSources(t *testing.T) {
-	const n = 9000
-	in := make([]string, n)
-	for i := range in {
-		in[i] = fmt.Sprintf("w%d", i%97)
-	}
+	in := wordsInput(9000)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	nets := transport.NewLocal(3)
@@ -216,14 +212,7 @@ func TestLeaveWithSources(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range jobs {
 		jobs[i] = weir.NewJob("leave-sources", weir.Workers(2), weir.BatchInterval(20*time.Millisecond), weir.WithNetwork(nets[i]))
-		// Read on all 6 instances, 2500 records a second in all.
-		s := weir.Source(jobs[i], "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 2500))
-		c := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
-			*st++
-			return append(out, wordCount{k, *st})
-		}, weir.Name("count"))
-		outs[i] = &weir.Collect[wordCount]{}
-		weir.Sink(c, outs[i], weir.Name("out"), weir.Parallelism(1))
+		outs[i] = runningWordCount(jobs[i], in)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -246,8 +235,43 @@ func TestLeaveWithSources(t *testing.T) {
 			t.Fatalf("process %d: %v", i, err)
 		}
 	}
+	checkWordCounts(t, in, outs[0].Records())
+}
+
+type wordCount struct {
+	Key string
+	N   int
+}
+
+// wordsInput is n words of 97 distinct ones.
+func wordsInput(n int) []string {
+	in := make([]string, n)
+	for i := range in {
+		in[i] = fmt.Sprintf("w%d", i%97)
+	}
+	return in
+}
+
+// runningWordCount adds to j a running count of in's words, read on every
+// instance at 2500 records a second in all, each count out to one sink
+// instance (process 0's, in a job of several).
+func runningWordCount(j *weir.Job, in []string) *weir.Collect[wordCount] {
+	s := weir.Source(j, "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 2500))
+	c := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
+		*st++
+		return append(out, wordCount{k, *st})
+	}, weir.Name("count"))
+	out := &weir.Collect[wordCount]{}
+	weir.Sink(c, out, weir.Name("out"), weir.Parallelism(1))
+	return out
+}
+
+// checkWordCounts checks the counts out against the plain count of in:
+// one count per record, each word's last count its number.
+func checkWordCounts(t *testing.T, in []string, got []wordCount) {
+	t.Helper()
 	last := map[string]int{}
-	for _, w := range outs[0].Records() {
+	for _, w := range got {
 		last[w.Key] = max(last[w.Key], w.N)
 	}
 	want := map[string]int{}
@@ -259,12 +283,7 @@ func TestLeaveWithSources(t *testing.T) {
 			t.Errorf("%s counted %d, want %d", k, last[k], c)
 		}
 	}
-	if got := len(outs[0].Records()); got != n {
-		t.Errorf("%d counts out, want one per record, %d", got, n)
+	if len(got) != len(in) {
+		t.Errorf("%d counts out, want one per record, %d", len(got), len(in))
 	}
-}
-
-type wordCount struct {
-	Key string
-	N   int
 }

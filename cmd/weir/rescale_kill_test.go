@@ -38,35 +38,8 @@ func TestRescaleKilledDuringMigration(t *testing.T) {
 		"--input", in, "--out", out, "--rate", "3000", "--workers", "2", "--active-instances", "1",
 		"--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "500ms",
 		"--metrics", metrics, "--ui", "127.0.0.1:"+strconv.Itoa(up))
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	pids := map[int]int{}
-	var log strings.Builder
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var i, pid int
-			mu.Lock()
-			if _, err := fmt.Sscanf(sc.Text(), "weir launch: process %d pid %d", &i, &pid); err == nil {
-				pids[i] = pid
-			}
-			log.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-		}
-	}()
-	logs := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return log.String()
-	}
+	w := watchLaunch(t, cmd, "")
+	logs := w.logs
 	waitOwners(t, metrics, "process 0 to read with 1 instance owning key groups", func(o int, r int64) bool { return o == 1 && r > 0 })
 	r := mustSucceed(t, "rescale", "--to", "4", "--strategy", "fluid", "127.0.0.1:"+strconv.Itoa(up+1))
 	m := announced.FindStringSubmatch(r.stdout)
@@ -76,9 +49,7 @@ func TestRescaleKilledDuringMigration(t *testing.T) {
 	// Let some steps take force and a checkpoint or two be taken, then
 	// kill process 1 while steps remain (fluid: one per 100 ms epoch).
 	time.Sleep(2500 * time.Millisecond)
-	mu.Lock()
-	pid := pids[1]
-	mu.Unlock()
+	pid := w.pid(1)
 	if pid == 0 {
 		t.Fatalf("no pid for process 1:\n%s", logs())
 	}
@@ -86,7 +57,7 @@ func TestRescaleKilledDuringMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitOwners(t, metrics, "4 instances to own key groups after the restart", func(o int, _ int64) bool { return o == 4 })
-	<-done
+	<-w.done
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("launch: %v\n%s", err, logs())
 	}
@@ -114,54 +85,24 @@ func TestJoinKilledDuringMigration(t *testing.T) {
 	cmd := exec.CommandContext(ctx, weirBin, "launch", "-n", "2", "--slots", "3", "--join-after", "1500ms", "--restart", "3", "--",
 		"run", "wordcount", "--input", in, "--out", out, "--rate", "3000", "--workers", "2", "--interval", "100ms",
 		"--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "500ms")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	pids := map[int]int{}
-	var log strings.Builder
-	joined := make(chan struct{}, 8)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var i, pid int
-			mu.Lock()
-			if _, err := fmt.Sscanf(sc.Text(), "weir launch: process %d pid %d", &i, &pid); err == nil {
-				pids[i] = pid
-			}
-			log.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-			if strings.Contains(sc.Text(), "a process joins the job") {
-				joined <- struct{}{}
-			}
-		}
-	}()
-	logs := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return log.String()
-	}
+	w := watchLaunch(t, cmd, "a process joins the job")
+	logs := w.logs
 	select {
-	case <-joined:
-	case <-done:
+	case <-w.marked:
+	case <-w.done:
 		t.Fatalf("the job ended before a process joined:\n%s", logs())
 	}
 	// The join takes force about 1.5 s later, then its steps, one per
 	// 100 ms epoch: kill the joiner in the middle of them.
 	time.Sleep(2200 * time.Millisecond)
-	mu.Lock()
-	pid := pids[2]
-	mu.Unlock()
+	pid := w.pid(2)
+	if pid == 0 {
+		t.Fatalf("no pid for process 2:\n%s", logs())
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-done
+	<-w.done
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("launch: %v\n%s", err, logs())
 	}
@@ -176,4 +117,61 @@ func TestJoinKilledDuringMigration(t *testing.T) {
 	if got, want := readFile(t, out), wordcountCSV(text); got != want {
 		t.Errorf("the output differs from the reference\n%s\n%s", firstDiff(got, want), logs())
 	}
+}
+
+// launchWatch reads the standard error of a weir launch it started: the
+// pid of each process's latest start, every line, and a signal on marked
+// for each line that contains its mark. done closes at the end of it.
+type launchWatch struct {
+	mu     sync.Mutex
+	pids   map[int]int
+	log    strings.Builder
+	marked chan struct{}
+	done   chan struct{}
+}
+
+func watchLaunch(t *testing.T, cmd *exec.Cmd, mark string) *launchWatch {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &launchWatch{pids: map[int]int{}, marked: make(chan struct{}, 8), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var i, pid int
+			w.mu.Lock()
+			if _, err := fmt.Sscanf(sc.Text(), "weir launch: process %d pid %d", &i, &pid); err == nil {
+				w.pids[i] = pid
+			}
+			w.log.WriteString(sc.Text() + "\n")
+			w.mu.Unlock()
+			if mark != "" && strings.Contains(sc.Text(), mark) {
+				select {
+				case w.marked <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return w
+}
+
+// pid is the pid of process i's latest start (0: none yet).
+func (w *launchWatch) pid(i int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pids[i]
+}
+
+// logs is every line read so far.
+func (w *launchWatch) logs() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.log.String()
 }

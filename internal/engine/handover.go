@@ -66,9 +66,6 @@ func (h *handovers) closeAfter(p int, at uint64) {
 // flushCloses sends the closes due once this process has completed
 // epoch done (every keyed instance here, the ended ones aside).
 func (h *handovers) flushCloses(done uint64) {
-	if h == nil || h.closing.Load() == 0 {
-		return
-	}
 	h.closeMu.Lock()
 	var due []int
 	for p, at := range h.closes {

@@ -421,9 +421,13 @@ func (j *Job) startControls(rt *runtime.Runtime, net transport.Network) {
 // instanceEpoch follows an instance's end of an epoch: the summaries go
 // out, and the handovers send the closes now due to processes that leave.
 func (j *Job) instanceEpoch() {
-	j.kickSummaries()
 	j.mu.Lock()
-	h := j.handovers
+	x, h := j.summaries, j.handovers
 	j.mu.Unlock()
-	h.flushCloses(j.CompletedEpoch())
+	if x != nil {
+		x.Kick()
+	}
+	if h != nil && h.closing.Load() > 0 {
+		h.flushCloses(j.CompletedEpoch())
+	}
 }
