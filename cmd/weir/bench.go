@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -47,17 +46,11 @@ reports the ratio. Every run's output is checked against the loop's.`,
 			camp := ysb.FromAds(ads)
 			want := ysb.Reference(evs, camp)
 			runtime.GC()
-			if cpuProfile != "" {
-				f, err := os.Create(cpuProfile)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return err
-				}
-				defer pprof.StopCPUProfile()
+			stopProfile, err := startCPUProfile(cpuProfile)
+			if err != nil {
+				return err
 			}
+			defer stopProfile()
 			var engine, loop []float64
 			var p50s, p99s, wire []float64
 			var epochs int64

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -67,15 +66,11 @@ worker relative to the baseline.`,
 			// reading is part of the work, allocating is not.
 			buf := make([]byte, st.Size())
 			var engine, loop []float64
-			if prof != "" {
-				f, err := os.Create(prof)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				pprof.StartCPUProfile(f)
-				defer pprof.StopCPUProfile()
+			stopProfile, err := startCPUProfile(prof)
+			if err != nil {
+				return err
 			}
+			defer stopProfile()
 			for r := 0; r < max(1, runs); r++ {
 				t0 := time.Now()
 				data, err := readInto(path, buf)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -154,18 +153,7 @@ func (b *nexmarkBench) profile(q string) (stop func() error, err error) {
 	if b.query == "all" {
 		path += "." + q
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		return f.Close()
-	}, nil
+	return startCPUProfile(path)
 }
 
 func (b *nexmarkBench) query1(ctx context.Context, q string, bar *progressBar) (map[string]any, error) {

@@ -117,12 +117,14 @@ process, the restarted one --to / N). The query's sinks run on process 0.
 	f.StringVar(&b.ckptDir, "checkpoint-dir", "", "where checkpoints go (default: a temporary directory, removed at the end)")
 	f.BoolVar(&b.reuse, "reuse", true, "live strategies: hand key groups over as deltas on the newest complete checkpoint when smaller (needs --checkpoint-every above 0)")
 	f.Uint64Var(&b.seed, "seed", 1, "the generator's seed")
+	f.StringVar(&b.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
 	return cmd
 }
 
 // rescaleBench is one weir bench rescale.
 type rescaleBench struct {
 	strategy, query, ckptDir string
+	cpuProfile               string
 	rate                     float64
 	duration, at, interval   time.Duration
 	from, to, stateMB        int
@@ -290,9 +292,17 @@ func (b *rescaleBench) run(ctx context.Context) error {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	heap := sampleHeap(sctx, 10*time.Millisecond)
+	stopProfile, err := startCPUProfile(b.cpuProfile)
+	if err != nil {
+		stop()
+		return err
+	}
 	r.clock = &clock{start: time.Now(), rate: b.rate}
 	got, m, err := strategies[b.strategy](ctx, r)
 	stop()
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	samples := <-heap
 	if err != nil {
 		return err

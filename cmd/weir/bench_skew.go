@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -126,17 +125,11 @@ func (f *skewFlags) runBench(cmd *cobra.Command) error {
 	}
 	want := skew.Reference(recs)
 	strategies := f.strategies()
-	if f.profile != "" {
-		pf, err := os.Create(f.profile)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(f.profile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	figs := make(map[string]*figures, len(strategies))
 	for _, s := range strategies {
 		figs[s] = &figures{}

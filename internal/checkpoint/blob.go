@@ -147,11 +147,16 @@ func (s *Store) readIndexFile(n uint64, i int) (PartIndex, error) {
 	return x, nil
 }
 
-// forget drops checkpoint n's index from the cache, and that it was
-// verified.
+// forget drops checkpoint n's index from the cache, that it was
+// verified, and the parts of it this store wrote.
 func (s *Store) forget(n uint64) {
 	s.mu.Lock()
 	delete(s.indexes, n)
 	delete(s.verified, n)
+	for k := range s.written {
+		if k.n == n {
+			delete(s.written, k)
+		}
+	}
 	s.mu.Unlock()
 }

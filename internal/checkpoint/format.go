@@ -27,6 +27,9 @@ type StateBlob struct {
 	Operator string
 	KeyGroup uint32
 	Data     []byte
+	// Pooled says Data is a buffer of the pool (Buffer), which Recycle
+	// takes back once the blob is written.
+	Pooled bool
 }
 
 // SourceBlob is the position of one source instance, opaque to the store.

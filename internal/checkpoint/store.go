@@ -32,6 +32,15 @@ type Store struct {
 	mu       sync.Mutex
 	indexes  map[uint64]*chkIndex // of complete checkpoints, at most maxIndexes
 	verified map[uint64]Manifest  // complete checkpoints Prune verified, by their manifests
+	// written are the parts this store wrote, by checkpoint and process:
+	// their size, checksum and header are known without reading them.
+	written map[partKey]PartIndex
+}
+
+// partKey names process's part of checkpoint n.
+type partKey struct {
+	n       uint64
+	process int
 }
 
 // Open opens (creating if needed) the checkpoint directory dir. A nil
@@ -133,6 +142,12 @@ func (s *Store) WritePart(p Part) error {
 	if err := s.install(tmp, dir, partName(p.Process)); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", what, err)
 	}
+	s.mu.Lock()
+	if s.written == nil {
+		s.written = map[partKey]PartIndex{}
+	}
+	s.written[partKey{p.Checkpoint, p.Process}] = PartIndex{Checkpoint: p.Checkpoint, Process: p.Process, PartSize: x.PartSize, PartCRC: x.PartCRC}
+	s.mu.Unlock()
 	return nil
 }
 

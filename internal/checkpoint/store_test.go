@@ -61,6 +61,14 @@ func forEachFS(t *testing.T, f func(t *testing.T, e *env)) {
 	})
 }
 
+// forgetWritten makes e's store forget the parts it wrote, as a store
+// opened afterwards (a restart, another process) would not know them.
+func (e *env) forgetWritten() {
+	e.s.mu.Lock()
+	e.s.written = nil
+	e.s.mu.Unlock()
+}
+
 func (e *env) path(n uint64, name string) string { return filepath.Join(e.s.chkDir(n), name) }
 
 func (e *env) size(t *testing.T, name string) int {

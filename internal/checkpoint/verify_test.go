@@ -14,9 +14,10 @@ import (
 // readsFS records the files read whole and in ranges.
 type readsFS struct {
 	FS
-	mu     sync.Mutex
-	whole  []string
-	ranged []string
+	mu        sync.Mutex
+	whole     []string
+	ranged    []string
+	partBytes int64 // asked of parts by ReadRange
 }
 
 func (r *readsFS) ReadFile(name string) ([]byte, error) {
@@ -29,6 +30,9 @@ func (r *readsFS) ReadFile(name string) ([]byte, error) {
 func (r *readsFS) ReadRange(name string, off int64, n int) ([]byte, error) {
 	r.mu.Lock()
 	r.ranged = append(r.ranged, filepath.Base(filepath.Dir(name))+"/"+filepath.Base(name))
+	if strings.HasSuffix(name, ".bin") {
+		r.partBytes += int64(n)
+	}
 	r.mu.Unlock()
 	return r.FS.ReadRange(name, off, n)
 }
@@ -150,20 +154,28 @@ func TestCompleteWithoutMatchingIndex(t *testing.T) {
 	})
 }
 
-// TestPruneVerifiesOnce: Prune reads each complete checkpoint's parts the
-// first time it meets it, a piece at a time, and never again; a newer
-// checkpoint whose part is damaged before that first time does not count
-// as complete, so the older ones it would displace stay.
-func TestPruneVerifiesOnce(t *testing.T) {
+// readsEnv returns an env over a MemFS whose reads are recorded, with
+// checkpoints 1 to 3 of 2 processes written.
+func readsEnv(t *testing.T) (*env, *readsFS, *Mem) {
 	m := MemFS()
 	r := &readsFS{FS: m}
 	e := newEnv(t, r, "/ckp", m)
 	for n := uint64(1); n <= 3; n++ {
 		e.write(t, n, 2)
 	}
+	return e, r, m
+}
+
+// TestPruneVerifiesOnce: Prune reads each complete checkpoint's parts the
+// first time it meets it, a piece at a time, and never again; a newer
+// checkpoint whose part is damaged before that first time does not count
+// as complete, so the older ones it would displace stay.
+func TestPruneVerifiesOnce(t *testing.T) {
+	e, r, m := readsEnv(t)
 	r.parts()
 	prune := func(keep int, wantRanged []string, wantLeft []uint64) {
 		t.Helper()
+		e.forgetWritten() // as a store that did not write them: see TestPruneTrustsOwnParts
 		if err := e.s.Prune(keep); err != nil {
 			t.Fatal(err)
 		}
@@ -200,5 +212,40 @@ func TestPruneVerifiesOnce(t *testing.T) {
 	}
 	if len(e.s.verified) != 2 {
 		t.Fatalf("%d checkpoints remembered as verified, want 2", len(e.s.verified))
+	}
+}
+
+// TestPruneTrustsOwnParts: parts this store wrote, with the size and
+// checksum their manifest records, are checked by their ends and length
+// only, not read back whole; one that was replaced by a shorter file
+// afterwards is still found and does not count.
+func TestPruneTrustsOwnParts(t *testing.T) {
+	e, r, m := readsEnv(t)
+	var whole int64
+	for n := uint64(1); n <= 3; n++ {
+		for i := range 2 {
+			whole += int64(e.size(t, e.path(n, partName(i))))
+		}
+	}
+	r.partBytes = 0
+	if err := e.s.Prune(3); err != nil {
+		t.Fatal(err)
+	}
+	// Each of the 6 parts: its header's piece, its trailer and one byte
+	// past its end.
+	if most := int64(6 * (maxPartHeader + trailerLen + 1)); r.partBytes > most || r.partBytes*2 > whole {
+		t.Fatalf("Prune read %d bytes of parts, want at most %d (they hold %d)", r.partBytes, most, whole)
+	}
+	e.write(t, 4, 2)
+	b, err := m.ReadFile(e.path(4, partName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace(t, e, e.path(4, partName(1)), b[:len(b)-9])
+	if err := e.s.Prune(2); err != nil {
+		t.Fatal(err)
+	}
+	if ns, _ := e.s.list(); !slices.Equal(ns, []uint64{2, 3, 4}) {
+		t.Fatalf("after Prune(2) with 4 truncated: %v, want [2 3 4]", ns)
 	}
 }

@@ -1,7 +1,6 @@
 package op
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/weirstream/weir/internal/checkpoint"
@@ -41,13 +40,18 @@ func extractTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, 
 		return true
 	})
 	// As in snapshotTable: one scratch buffer, each blob copied out at
-	// its size.
-	var scratch []byte
+	// its size into a buffer of the pool. The blob is not marked Pooled:
+	// the new owner's decoded state points into it (codec's decoded
+	// slices and strings alias their input), so it never goes back.
+	scratch := takeScratch()
 	for kg, b := range by {
 		scratch = c.Append(scratch[:0], []keyedBlob[K, V]{*b})
 		delete(by, kg)
-		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: bytes.Clone(scratch)})
+		data := checkpoint.Buffer(len(scratch))
+		copy(data, scratch)
+		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: data})
 	}
+	dropScratch(scratch)
 	for _, g := range del {
 		t.Delete(g.h, g.k)
 	}

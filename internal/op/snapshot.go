@@ -1,9 +1,9 @@
 package op
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/weirstream/weir/internal/checkpoint"
 	"github.com/weirstream/weir/internal/codec"
@@ -45,15 +45,35 @@ func snapshotTable[K comparable, V any](t keyedStore[K, V], wm int64, op string,
 		return true
 	})
 	// Each key group is encoded into one scratch buffer and copied out at
-	// its size: a blob grown by appending would keep up to a quarter more
+	// its size, into a buffer of the pool (the part's writer gives it
+	// back): a blob grown by appending would keep up to a quarter more
 	// than its length, and leave each smaller copy behind as garbage.
-	var scratch []byte
+	scratch := takeScratch()
 	for kg, b := range by {
 		scratch = c.Append(scratch[:0], []keyedBlob[K, V]{*b})
 		delete(by, kg) // its entries are garbage from here
-		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: bytes.Clone(scratch)})
+		out = append(out, checkpoint.PooledBlob(op, kg, scratch))
 	}
+	dropScratch(scratch)
 	return out, nil
+}
+
+// scratchHint is the largest key group's encoding seen, the size of the
+// scratch buffers snapshots and handovers take.
+var scratchHint atomic.Int64
+
+// takeScratch returns an empty scratch buffer of the pool, as large as the
+// largest key group's encoding seen (so that encoding one does not grow
+// it into new memory).
+func takeScratch() []byte {
+	return checkpoint.Buffer(int(max(scratchHint.Load(), 64<<10)))[:0]
+}
+
+// dropScratch gives scratch back to the pool, noting its size.
+func dropScratch(scratch []byte) {
+	for h := scratchHint.Load(); int64(len(scratch)) > h && !scratchHint.CompareAndSwap(h, int64(len(scratch))); h = scratchHint.Load() {
+	}
+	checkpoint.Release(scratch)
 }
 
 // restoreTable adds the entries of blobs to t and returns the highest
