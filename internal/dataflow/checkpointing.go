@@ -91,26 +91,6 @@ type KeyedSnapshotter interface {
 	RestoreKeyed(blobs [][]byte) error
 }
 
-// LazyKeyedSnapshotter is a keyed snapshotter that can save its state at a
-// checkpoint's marker without encoding it there: BeginSnapshotKeyed
-// keeps a shallow copy of every value, and the returned PendingSnapshot
-// encodes it a key group at a time afterwards, on the task's goroutine,
-// each key group before the operator can change one of its values. A nil
-// PendingSnapshot (state in a backend, say) means SnapshotKeyed must be
-// used.
-type LazyKeyedSnapshotter interface {
-	BeginSnapshotKeyed(op string, groups int) (PendingSnapshot, error)
-}
-
-// PendingSnapshot is keyed state saved at a marker and not yet encoded.
-// Step encodes one more key group and reports whether any are left;
-// Finish encodes the rest and appends one blob per key group with state,
-// as SnapshotKeyed would have at the marker.
-type PendingSnapshot interface {
-	Step() bool
-	Finish(out []checkpoint.StateBlob) []checkpoint.StateBlob
-}
-
 // KeyedMover is a keyed snapshotter whose key groups can leave it while
 // the job runs: ExtractKeyed appends one blob per key group that take
 // selects and that has state, like SnapshotKeyed, and drops that state

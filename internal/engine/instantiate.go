@@ -363,7 +363,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 			return err
 		}
 		r.id = j.coord.join()
-		it = hookReports(it, r)
+		it = hookMarks(it, r.after)
 	}
 	w.rt.AddTask(w.runName(n.Id), inst, w.inboxes[n.Id][inst], it, terminal)
 	return nil

@@ -31,53 +31,6 @@ type reporter struct {
 	// gone is the instance's retirement: a retiring instance's final
 	// marker still ends its share of the checkpoint due then.
 	gone *runtime.Retirement
-	// wait is the report of a checkpoint whose keyed state is still being
-	// encoded (lazily, a key group at a time: background), if any. Only
-	// a reporter whose task calls background (lazy) holds one back.
-	wait *waitingReport
-	lazy bool
-}
-
-// waitingReport is a checkpoint's report held back until its pending
-// snapshots are encoded.
-type waitingReport struct {
-	n       uint64
-	state   []checkpoint.StateBlob
-	insts   []checkpoint.SourceBlob
-	pending []dataflow.PendingSnapshot
-}
-
-// background encodes one key group of the waiting report's snapshots,
-// sends the report once they are all encoded, and reports whether any
-// work is left. The task calls it between messages.
-func (r *reporter) background() bool {
-	w := r.wait
-	if w == nil {
-		return false
-	}
-	for len(w.pending) > 0 {
-		if w.pending[0].Step() {
-			return true
-		}
-		w.state = w.pending[0].Finish(w.state)
-		w.pending = w.pending[1:]
-	}
-	r.flush()
-	return false
-}
-
-// flush encodes what the waiting report's snapshots still hold and sends
-// it: before the next checkpoint's report, or the task's end.
-func (r *reporter) flush() {
-	w := r.wait
-	if w == nil {
-		return
-	}
-	for _, p := range w.pending {
-		w.state = p.Finish(w.state)
-	}
-	r.wait = nil
-	r.c.send(coord.Report{Task: r.id, N: w.n, State: w.state, Sources: w.insts})
 }
 
 // sourcePos is how a source task's position is saved: pos returns it
@@ -105,8 +58,7 @@ func (r *reporter) after(m progress.Marker) error {
 	if m.Final {
 		// The task is done: its final state goes into every later
 		// checkpoint of this process, which no longer waits for it.
-		r.flush()
-		state, insts, _, err := r.collect(0, true)
+		state, insts, err := r.collect(0, true)
 		if err != nil {
 			return err
 		}
@@ -123,7 +75,6 @@ func (r *reporter) report(m progress.Marker) error {
 	if !ok {
 		return nil
 	}
-	r.flush() // the checkpoint before goes first
 	r.last = n
 	if !r.c.gate.take(n) {
 		return nil
@@ -131,13 +82,9 @@ func (r *reporter) report(m progress.Marker) error {
 	if r.c.reg != nil {
 		r.c.reg.CheckpointReported(n, uint64(m.Epoch), runtime.Now())
 	}
-	state, insts, pending, err := r.collect(n, false)
+	state, insts, err := r.collect(n, false)
 	if err != nil {
 		return err
-	}
-	if len(pending) > 0 {
-		r.wait = &waitingReport{n: n, state: state, insts: insts, pending: pending}
-		return nil
 	}
 	r.c.send(coord.Report{Task: r.id, N: n, State: state, Sources: insts})
 	return nil
@@ -145,12 +92,10 @@ func (r *reporter) report(m progress.Marker) error {
 
 // collect saves the task's state for checkpoint n (or, final, for every
 // checkpoint after the task's end: two-phase outputs then have nothing
-// left to prepare). Keyed state that can be encoded lazily (not when
-// final) comes back as pending snapshots.
-func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []checkpoint.SourceBlob, []dataflow.PendingSnapshot, error) {
+// left to prepare).
+func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []checkpoint.SourceBlob, error) {
 	var state []checkpoint.StateBlob
 	var insts []checkpoint.SourceBlob
-	var pending []dataflow.PendingSnapshot
 	var err error
 	for _, s := range r.snaps {
 		switch x := s.S.(type) {
@@ -160,20 +105,12 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 			}
 			data, err := x.prepare(n)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("weir: %s: preparing checkpoint %d: %w", s.Op, n, err)
+				return nil, nil, fmt.Errorf("weir: %s: preparing checkpoint %d: %w", s.Op, n, err)
 			}
 			insts = append(insts, checkpoint.SourceBlob{Operator: s.Op, Instance: r.inst, Data: data})
 		case dataflow.KeyedSnapshotter:
-			var p dataflow.PendingSnapshot
-			if l, ok := x.(dataflow.LazyKeyedSnapshotter); ok && r.lazy && !final {
-				if p, err = l.BeginSnapshotKeyed(s.Op, r.c.groups); err != nil {
-					return nil, nil, nil, err
-				}
-			}
-			if p != nil {
-				pending = append(pending, p)
-			} else if state, err = x.SnapshotKeyed(s.Op, r.c.groups, state); err != nil {
-				return nil, nil, nil, err
+			if state, err = x.SnapshotKeyed(s.Op, r.c.groups, state); err != nil {
+				return nil, nil, err
 			}
 			if w, ok := x.(op.Watermarked); ok {
 				// Also per instance: an instance with no keyed state to
@@ -183,7 +120,7 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 		case dataflow.InstanceSnapshotter:
 			data, err := x.SnapshotInstance()
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("weir: %s: saving state: %w", s.Op, err)
+				return nil, nil, fmt.Errorf("weir: %s: saving state: %w", s.Op, err)
 			}
 			insts = append(insts, checkpoint.SourceBlob{Operator: s.Op, Instance: r.inst, Data: data})
 		}
@@ -191,14 +128,14 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 	if r.source != nil {
 		at, data, err := r.source.pos()
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		if at >= 0 {
 			insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: at, Data: data})
 		}
 		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op + recordsSuffix, Instance: r.inst, Data: binary.AppendVarint(nil, r.source.count())})
 	}
-	return state, insts, pending, nil
+	return state, insts, nil
 }
 
 // restore gives the task's snapshotters their state from the checkpoint
@@ -244,23 +181,10 @@ func (r *reporter) restore(par int, rt *partition.Table) error {
 	return nil
 }
 
-// markHook calls after once the task has passed a marker, and bg, if
-// set, when the runtime offers the task time between messages.
+// markHook calls after once the task has passed a marker.
 type markHook struct {
 	runtime.InputTask
 	after func(progress.Marker) error
-	bg    func() bool
-}
-
-// Background is runtime.Backgrounder's: bg, or the hooked task's own.
-func (h *markHook) Background() bool {
-	if h.bg != nil {
-		return h.bg()
-	}
-	if b, ok := h.InputTask.(runtime.Backgrounder); ok {
-		return b.Background()
-	}
-	return false
 }
 
 func (h *markHook) Mark(m progress.Marker) error {
@@ -279,18 +203,7 @@ type seqMarkHook struct {
 func (h seqMarkHook) Next() int { return h.seq.Next() }
 
 func hookMarks(t runtime.InputTask, after func(progress.Marker) error) runtime.InputTask {
-	return hook(&markHook{InputTask: t, after: after})
-}
-
-// hookReports makes r report t's share of each checkpoint, its keyed
-// state encoded lazily between t's messages.
-func hookReports(t runtime.InputTask, r *reporter) runtime.InputTask {
-	r.lazy = true
-	return hook(&markHook{InputTask: t, after: r.after, bg: r.background})
-}
-
-func hook(h *markHook) runtime.InputTask {
-	t := h.InputTask
+	h := &markHook{InputTask: t, after: after}
 	if s, ok := t.(runtime.SequencedTask); ok {
 		return seqMarkHook{h, s}
 	}

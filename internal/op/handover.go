@@ -25,7 +25,7 @@ func extractTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, 
 	}
 	var del []gone
 	by := map[uint32]*keyedBlob[K, V]{}
-	peek(t, func(h uint64, k K, v *V) bool {
+	t.Range(func(h uint64, k K, v *V) bool {
 		kg := uint32(partition.KeyGroupOf(h, groups))
 		if !take(kg) {
 			return true

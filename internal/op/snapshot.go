@@ -34,7 +34,7 @@ func snapshotTable[K comparable, V any](t keyedStore[K, V], wm int64, op string,
 		return out, fmt.Errorf("weir: %s: state cannot be saved: %w", op, err)
 	}
 	by := map[uint32]*keyedBlob[K, V]{}
-	peek(t, func(h uint64, k K, v *V) bool {
+	t.Range(func(h uint64, k K, v *V) bool {
 		kg := uint32(partition.KeyGroupOf(h, groups))
 		b := by[kg]
 		if b == nil {

@@ -148,7 +148,7 @@ func (p *procCore[K, S, U]) reindex() error {
 	}
 	p.ttl.next = math.MaxInt64
 	var err error
-	peek(p.table, func(h uint64, k K, e *procEntry[S]) bool {
+	p.table.Range(func(h uint64, k K, e *procEntry[S]) bool {
 		for _, tm := range e.Timers {
 			if tm.Domain > dataflow.ProcessingTime {
 				err = fmt.Errorf("weir: %s: restoring state: a timer of unknown domain %v", p.name, tm.Domain)

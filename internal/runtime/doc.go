@@ -12,10 +12,7 @@
 // robin, or in the order a SequencedTask asks for. Markers are aligned with
 // a progress.Aligner: a sender that has already ended the current epoch is
 // not read until every sender has, so an epoch's callbacks see exactly that
-// epoch's records. A task with work of its own (a Backgrounder: a
-// checkpoint's state encoded a key group at a time) does a piece after
-// each message and, rather than sleep, while it has no input, from a
-// marker until it has none left. Services (AddService) are the other loops a job needs,
+// epoch's records. Services (AddService) are the other loops a job needs,
 // such as the pumps that feed inboxes from other processes.
 //
 // A task instance can retire while the job goes on (Retirement: its

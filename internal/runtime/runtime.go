@@ -47,15 +47,6 @@ type InputTask interface {
 	Mark(m progress.Marker) error
 }
 
-// Backgrounder is an InputTask with work of its own between messages
-// (a checkpoint's keyed state, encoded a key group at a time), which it
-// takes on only when it passes a marker: from then the runtime calls
-// Background after each message, and while the task has no input, until
-// it reports that nothing is left.
-type Backgrounder interface {
-	Background() (more bool)
-}
-
 // SequencedTask is an InputTask that decides which sender it reads next,
 // which is how an ordered merge takes numbered units from its senders in
 // turn. The runtime delivers that sender's next message; when that sender

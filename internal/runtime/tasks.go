@@ -172,9 +172,23 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		}
 		return nil
 	}
-	handle, background := handlers(t, m, in, mark, r.done)
+	handle := func(s int, msg Message) error {
+		tracing, at := m.Tracing(), m.last
+		if tracing {
+			// The message may have been sent after the last mark: the
+			// receive is now, and the loop's time since counts as busy.
+			at = Now()
+			m.busy(at)
+		}
+		in.recv(m, s, at, tracing)
+		if msg.Batch != nil {
+			m.M.AddIn(Records(msg.Batch))
+			return step(m, trace.Processing, func() error { return t.task.Batch(in.ports[s], msg.Batch) })
+		}
+		return step(m, trace.Alignment, func() error { return mark(s, msg.Marker) })
+	}
 	if st, ok := t.task.(SequencedTask); ok {
-		return r.runSequenced(in, m, al, st, handle, background)
+		return r.runSequenced(in, m, al, st, handle)
 	}
 	next := 0
 	for !al.Done() {
@@ -203,7 +217,7 @@ func (r *Runtime) runTask(t *taskSpec) error {
 		if next == n {
 			next = 0
 		}
-		if got || background() {
+		if got {
 			continue
 		}
 		select {
@@ -216,69 +230,18 @@ func (r *Runtime) runTask(t *taskSpec) error {
 	return nil
 }
 
-// handlers returns how task t takes a message from sender s (a batch, or
-// a marker through mark) and how it does a piece of its own work between
-// messages (background, which reports whether any is left).
-func handlers(t *taskSpec, m *Meter, in *Inbox, mark func(int, progress.Marker) error, done <-chan struct{}) (handle func(s int, msg Message) error, background func() bool) {
-	bg, _ := t.task.(Backgrounder)
-	// more says the task may have work of its own: it gets some only at
-	// a marker. A job that stops leaves it undone.
-	more := false
-	background = func() bool {
-		if !more {
-			return false
-		}
-		select {
-		case <-done:
-			more = false
-			return false
-		default:
-		}
-		_ = step(m, trace.CheckpointIO, func() error { more = bg.Background(); return nil })
-		return more
-	}
-	handle = func(s int, msg Message) error {
-		tracing, at := m.Tracing(), m.last
-		if tracing {
-			// The message may have been sent after the last mark: the
-			// receive is now, and the loop's time since counts as busy.
-			at = Now()
-			m.busy(at)
-		}
-		in.recv(m, s, at, tracing)
-		var err error
-		if msg.Batch != nil {
-			m.M.AddIn(Records(msg.Batch))
-			err = step(m, trace.Processing, func() error { return t.task.Batch(in.ports[s], msg.Batch) })
-		} else {
-			err = step(m, trace.Alignment, func() error { return mark(s, msg.Marker) })
-			more = bg != nil
-		}
-		if err == nil {
-			background()
-		}
-		return err
-	}
-	return handle, background
-}
-
 // runSequenced feeds a task that picks its sender. Senders forward a
 // marker after their last message of an epoch, so when the wanted sender
 // has ended the current epoch, everything the epoch holds has been read
 // and the other senders owe only their markers; they are read until the
 // epoch is aligned. A message other than a marker from them then would
 // break the task's sequence, and is reported.
-func (r *Runtime) runSequenced(in *Inbox, m *Meter, al *progress.Aligner, t SequencedTask, handle func(int, Message) error, background func() bool) error {
+func (r *Runtime) runSequenced(in *Inbox, m *Meter, al *progress.Aligner, t SequencedTask, handle func(int, Message) error) error {
 	recv := func(s int) (Message, error) {
-		for {
-			select {
-			case msg := <-in.chans[s]:
-				return msg, nil
-			default:
-			}
-			if !background() {
-				break
-			}
+		select {
+		case msg := <-in.chans[s]:
+			return msg, nil
+		default:
 		}
 		select {
 		case msg := <-in.chans[s]:

@@ -13,7 +13,5 @@
 //
 // A Table belongs to one goroutine; it is not safe for concurrent use.
 // Pointers returned by Get and Upsert stay valid until the next Upsert or
-// Delete. Watch makes the table report each entry it hands out or drops,
-// which lets a snapshot keep shallow copies of the values and copy each
-// deeply just before it can change.
+// Delete.
 package state

@@ -7,23 +7,6 @@ type Table[K comparable, V any] struct {
 	mask  uint64
 	n     int
 	clone func(K) K
-	// watch, if set, is called with an entry's hash (as stored: 0 as 1)
-	// before the table hands out a pointer to its value or drops it.
-	watch func(h uint64)
-}
-
-// Watch makes the table call f with the hash of an entry (a hash of 0
-// as 1, as Peek passes it) before it hands out a pointer to the entry's
-// value (Get, Upsert, UpsertKey, Range, DeleteFunc) or removes it
-// (Delete, DeleteFunc, Clear): whoever keeps a shallow copy of values can
-// copy one deeply before it can change. Watch(nil) stops it.
-func (t *Table[K, V]) Watch(f func(h uint64)) { t.watch = f }
-
-// Touch calls the watch function, if any, with h as Watch describes.
-func (t *Table[K, V]) Touch(h uint64) {
-	if t.watch != nil {
-		t.watch(fix(h))
-	}
 }
 
 // CloneKeys makes the table store clone(k) instead of k when it inserts a
@@ -59,9 +42,6 @@ func fix(h uint64) uint64 {
 // Get returns a pointer to the value of key k with hash h, or nil.
 func (t *Table[K, V]) Get(h uint64, k K) *V {
 	h = fix(h)
-	if t.watch != nil {
-		t.watch(h)
-	}
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.hash == 0 {
@@ -87,9 +67,6 @@ func (t *Table[K, V]) UpsertKey(h uint64, k K) (*V, K) {
 
 func (t *Table[K, V]) upsert(h uint64, k K) *slot[K, V] {
 	h = fix(h)
-	if t.watch != nil {
-		t.watch(h)
-	}
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.hash == h && s.key == k {
@@ -114,9 +91,6 @@ func (t *Table[K, V]) upsert(h uint64, k K) *slot[K, V] {
 // Delete removes key k with hash h, if present.
 func (t *Table[K, V]) Delete(h uint64, k K) {
 	h = fix(h)
-	if t.watch != nil {
-		t.watch(h)
-	}
 	i := h & t.mask
 	for ; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
@@ -176,23 +150,6 @@ func (t *Table[K, V]) grow() {
 func (t *Table[K, V]) Range(f func(h uint64, k K, v *V) bool) {
 	for i := range t.slots {
 		s := &t.slots[i]
-		if s.hash == 0 {
-			continue
-		}
-		if t.watch != nil {
-			t.watch(s.hash)
-		}
-		if !f(s.hash, s.key, &s.val) {
-			return
-		}
-	}
-}
-
-// Peek is Range for f that does not change the values it is given: it
-// does not call the watch function.
-func (t *Table[K, V]) Peek(f func(h uint64, k K, v *V) bool) {
-	for i := range t.slots {
-		s := &t.slots[i]
 		if s.hash != 0 && !f(s.hash, s.key, &s.val) {
 			return
 		}
@@ -209,9 +166,6 @@ func (t *Table[K, V]) DeleteFunc(del func(k K, v *V) bool) {
 	var gone []ref
 	for i := range t.slots {
 		s := &t.slots[i]
-		if s.hash != 0 && t.watch != nil {
-			t.watch(s.hash)
-		}
 		if s.hash != 0 && del(s.key, &s.val) {
 			gone = append(gone, ref{s.hash, s.key})
 		}
@@ -228,15 +182,8 @@ func (t *Table[K, V]) Clear() {
 	if t.n == 0 {
 		return
 	}
-	if t.watch != nil {
-		for i := range t.slots {
-			if h := t.slots[i].hash; h != 0 {
-				t.watch(h)
-			}
-		}
-	}
 	if len(t.slots) > 1024 && t.n*16 < len(t.slots) {
-		*t = Table[K, V]{slots: make([]slot[K, V], 16), mask: 15, clone: t.clone, watch: t.watch}
+		*t = Table[K, V]{slots: make([]slot[K, V], 16), mask: 15, clone: t.clone}
 		return
 	}
 	clear(t.slots)

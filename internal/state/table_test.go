@@ -2,7 +2,6 @@ package state
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -98,42 +97,4 @@ func TestClearShrinksAfterPeak(t *testing.T) {
 	if p := tab.Get(7, 7); p == nil || *p != 7 {
 		t.Fatalf("table unusable after shrinking")
 	}
-}
-
-func TestTableWatch(t *testing.T) {
-	tb := NewTable[string, int](0)
-	for i, k := range []string{"a", "b", "c"} {
-		*tb.Upsert(uint64(i), k) = i // hashes 0, 1, 2: 0 is stored as 1
-	}
-	var seen []uint64
-	tb.Watch(func(h uint64) { seen = append(seen, h) })
-	check := func(what string, want ...uint64) {
-		t.Helper()
-		slices.Sort(seen)
-		if !slices.Equal(seen, want) {
-			t.Fatalf("%s: watched %v, want %v", what, seen, want)
-		}
-		seen = nil
-	}
-	tb.Peek(func(uint64, string, *int) bool { return true })
-	check("Peek")
-	tb.Get(2, "c")
-	check("Get", 2)
-	tb.Upsert(0, "a")
-	check("Upsert of hash 0", 1)
-	tb.UpsertKey(7, "d")
-	check("UpsertKey", 7)
-	tb.Range(func(uint64, string, *int) bool { return true })
-	check("Range", 1, 1, 2, 7)
-	tb.Touch(0)
-	check("Touch", 1)
-	tb.Delete(7, "d")
-	check("Delete", 7)
-	tb.DeleteFunc(func(k string, _ *int) bool { return k == "c" })
-	check("DeleteFunc", 1, 1, 2, 2) // every entry seen, then the deleted one again
-	tb.Clear()
-	check("Clear", 1, 1)
-	tb.Watch(nil)
-	tb.Upsert(3, "e")
-	check("after Watch(nil)")
 }
