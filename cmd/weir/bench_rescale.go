@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/gen"
 	"github.com/weirstream/weir/jobs/nexmark"
@@ -98,7 +99,12 @@ process, the restarted one --to / N). The query's sinks run on process 0.
 			return b.run(cmd.Context())
 		},
 	}
-	f := cmd.Flags()
+	b.flags(cmd.Flags())
+	return cmd
+}
+
+// flags defines the command's flags on f.
+func (b *rescaleBench) flags(f *pflag.FlagSet) {
 	f.StringVar(&b.strategy, "strategy", "batched", "how to rescale: batched, all-at-once, fluid (live) or restart (stop at a checkpoint and start again from it)")
 	f.IntVar(&b.gap, "gap", 1, "epochs between two steps of a live rescale")
 	f.IntVar(&b.perPair, "per-pair", 1, "key groups one step of batched hands between the same two instances")
@@ -118,7 +124,6 @@ process, the restarted one --to / N). The query's sinks run on process 0.
 	f.BoolVar(&b.reuse, "reuse", true, "live strategies: hand key groups over as deltas on the newest complete checkpoint when smaller (needs --checkpoint-every above 0)")
 	f.Uint64Var(&b.seed, "seed", 1, "the generator's seed")
 	f.StringVar(&b.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
-	return cmd
 }
 
 // rescaleBench is one weir bench rescale.

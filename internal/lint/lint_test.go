@@ -14,7 +14,6 @@ var (
 		"jobs/ysbjson/fast.go:Decode":            true, // a hand-unrolled JSON decoder, kept whole for speed
 		"cmd/weir/bench.go:benchYSBCmd":          true, // flag wiring of one command
 		"cmd/weir/bench_json.go:benchYSBJSONCmd": true,
-		"cmd/weir/bench_skew.go:runBench":        true,
 	}
 	// Loops that run outside runtime services today.
 	goExceptions = map[string]bool{
