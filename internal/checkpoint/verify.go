@@ -162,10 +162,7 @@ func (s *Store) verifyOnce(n uint64) error {
 		return nil
 	}
 	for i := range m.Parts {
-		if ok, err := s.writtenMatch(n, i, &m); ok || err != nil {
-			if err != nil {
-				return err
-			}
+		if s.writtenMatch(n, i, &m) {
 			continue
 		}
 		if err := s.scanPart(n, i, &m); err != nil {
@@ -201,17 +198,15 @@ func (s *Store) keepVerified(ns []uint64) {
 // writtenMatch reports whether process i's part of checkpoint n, whose
 // manifest is m, is one this store wrote with the manifest's size and
 // checksum, and still has them, with its header naming n, i, the process
-// count and epoch. False (and no error) sends the caller to scanPart.
-func (s *Store) writtenMatch(n uint64, i int, m *Manifest) (bool, error) {
+// count and epoch. False sends the caller to scanPart, which says what
+// is wrong.
+func (s *Store) writtenMatch(n uint64, i int, m *Manifest) bool {
 	s.mu.Lock()
 	x, ok := s.written[partKey{n, i}]
 	s.mu.Unlock()
 	if !ok || x.PartSize != m.Parts[i].Size || x.PartCRC != m.Parts[i].CRC {
-		return false, nil
+		return false
 	}
 	p, ok, err := s.matchIndex(filepath.Join(s.chkDir(n), partName(i)), x)
-	if err != nil || !ok {
-		return false, nil // scanPart says what is wrong
-	}
-	return p.Checkpoint == n && p.Process == i && p.Processes == m.Processes && p.Epoch == m.Epoch, nil
+	return err == nil && ok && p.Checkpoint == n && p.Process == i && p.Processes == m.Processes && p.Epoch == m.Epoch
 }

@@ -138,3 +138,56 @@ func TestRealStoresUnshared(t *testing.T) {
 		}
 	}
 }
+
+// A task's final state goes into every later part, so none of those parts
+// may give its buffers back to the pool once written: the coordinator
+// keeps it unmarked, and Recycle leaves it alone.
+func TestFinalStateIsNotRecycled(t *testing.T) {
+	c, err := coord.New(coord.Config{Self: 0, Processes: 1, Every: 1, Keep: 3, KeyGroups: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := checkpoint.Open(checkpoint.MemFS(), "/ckpt", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for task := range 2 {
+		if err := c.Step(coord.Join{Task: coord.TaskID(task)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	final := checkpoint.PooledBlob("count", 1, []byte(strings.Repeat("f", 64<<10)))
+	if !final.Pooled {
+		t.Fatal("a 64 KiB blob is not pooled")
+	}
+	if err := c.Step(coord.Finish{Task: 1, State: []checkpoint.StateBlob{final}}); err != nil {
+		t.Fatal(err)
+	}
+	var written [][]checkpoint.StateBlob
+	for n := uint64(1); n <= 3; n++ {
+		if err := c.Step(coord.Report{Task: 0, N: n}); err != nil {
+			t.Fatal(err)
+		}
+		for c.HasReady() {
+			actions := c.Ready()
+			c.Advance()
+			for _, a := range actions {
+				if err := carry(c, st, a, func(string) {}); err != nil {
+					t.Fatal(err)
+				}
+				if w, ok := a.(coord.WritePart); ok {
+					written = append(written, w.Part.State)
+					checkpoint.Recycle(w.Part.State) // as the checkpoint service does once a part is written
+				}
+			}
+		}
+	}
+	if len(written) != 3 {
+		t.Fatalf("%d parts written, want 3", len(written))
+	}
+	for i, state := range written {
+		if len(state) != 1 || state[0].Data == nil || string(state[0].Data) != string(final.Data) {
+			t.Fatalf("part %d holds %d blobs; the final one is gone or changed", i+1, len(state))
+		}
+	}
+}

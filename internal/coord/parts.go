@@ -45,10 +45,15 @@ func (c *Coordinator) report(e Report) {
 }
 
 // finish takes a task that has ended out of the tasks the parts wait for,
-// and keeps its final state for every later part.
+// and keeps its final state for every later part. Its blobs are no longer
+// Pooled: every later part holds them, so writing one must not give their
+// buffers back (checkpoint.Recycle).
 func (c *Coordinator) finish(e Finish) {
 	delete(c.live, e.Task)
-	c.finalState = append(c.finalState, e.State...)
+	for _, b := range e.State {
+		b.Pooled = false
+		c.finalState = append(c.finalState, b)
+	}
 	c.finalSources = append(c.finalSources, e.Sources...)
 	c.takeReady()
 }

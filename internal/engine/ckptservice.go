@@ -158,7 +158,7 @@ func (s *ckptService) carry(a coord.Action) error {
 		if err == nil {
 			err = c.writeLeft(a.Part)
 		}
-		checkpoint.Recycle(a.Part.State) // written (or failed): nothing else holds them
+		checkpoint.Recycle(a.Part.State) // written (or failed): nothing else holds its pooled blobs (final state is kept unmarked)
 		ev := coord.PartWritten{N: n, Err: err}
 		ev.Superseded = s.superseded(n, ev.Err, "its part was written")
 		return s.step(ev)

@@ -41,8 +41,9 @@ func extractTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, 
 	})
 	// As in snapshotTable: one scratch buffer, each blob copied out at
 	// its size into a buffer of the pool. The blob is not marked Pooled:
-	// the new owner's decoded state points into it (codec's decoded
-	// slices and strings alias their input), so it never goes back.
+	// it goes to the new owner, in this process or over the network, and
+	// nothing tracks when that owner is done with it, so the collector
+	// takes it.
 	scratch := takeScratch()
 	for kg, b := range by {
 		scratch = c.Append(scratch[:0], []keyedBlob[K, V]{*b})
