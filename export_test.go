@@ -3,6 +3,7 @@ package weir
 import (
 	"time"
 
+	"github.com/weirstream/weir/internal/checkpoint"
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/transport"
 )
@@ -35,4 +36,14 @@ func MoveSplits(j *Job, name string, readers []int) (*Migration, error) {
 		return nil, err
 	}
 	return &Migration{First: e, Last: e, Steps: 1, Sources: []string{name}, job: j.e}, nil
+}
+
+// CheckpointFS makes the job's checkpoints (given before it) go through
+// fs.
+func CheckpointFS(fs checkpoint.FS) JobOption {
+	return func(c *dataflow.JobConfig) {
+		if c.Ckpt != nil {
+			c.Ckpt.Fs = fs
+		}
+	}
 }

@@ -26,12 +26,17 @@ type leaveRun struct {
 // startLeave starts procs processes of the rescaleOps job over in, each
 // with opts and mid (see rescaleOpsAt; mid runs on process 0).
 func startLeave(ctx context.Context, in []rec, procs int, opts []weir.JobOption, mid func(weir.Stream[rec]) weir.Stream[rec]) *leaveRun {
+	return startEach(ctx, in, procs, func(int) []weir.JobOption { return opts }, mid)
+}
+
+// startEach is startLeave with process i's options opts(i).
+func startEach(ctx context.Context, in []rec, procs int, opts func(i int) []weir.JobOption, mid func(weir.Stream[rec]) weir.Stream[rec]) *leaveRun {
 	nets := transport.NewLocal(procs)
 	r := &leaveRun{jobs: make([]*weir.Job, procs), outs: make([]*weir.Collect[rsOut], procs), errs: make([]error, procs),
 		ended: make([]time.Time, procs), done: make([]chan struct{}, procs)}
 	for i := range procs {
 		r.done[i] = make(chan struct{})
-		o := append([]weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.WithNetwork(nets[i])}, opts...)
+		o := append([]weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.WithNetwork(nets[i])}, opts(i)...)
 		r.jobs[i] = weir.NewJob("leave", o...)
 		r.outs[i] = rescaleOpsAt(r.jobs[i], in, 2500, mid)
 		r.wg.Add(1)

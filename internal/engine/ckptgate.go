@@ -1,6 +1,10 @@
 package engine
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/weirstream/weir/internal/coord"
+)
 
 // gate decides, once for all the tasks of a job of one process with
 // time-based epochs, whether they take a checkpoint that is due: not while the store is busy with
@@ -11,15 +15,19 @@ import "sync"
 // pile up copies, and the tasks, whose reports wait meanwhile, would
 // stall. A checkpoint skipped leaves the next one due to be taken.
 //
-// In a job of several processes every process takes every checkpoint: a
-// checkpoint completes only once each process has written its part, and
-// processes that skipped by their own store's pace might never take the
-// same one. With count-based epochs every checkpoint is taken too: a
+// In a job of several processes with time-based epochs (paced) the
+// processes take every Stride-th due checkpoint, by a stride process 0
+// decides from how far the slowest process's writes lag and announces
+// ahead (coord.Pace): a checkpoint completes only once each process has
+// written its part, and processes that skipped by their own store's pace
+// might never take the same one. With count-based epochs every
+// checkpoint is taken: a
 // marker comes only with input, so one skipped while the input pauses
 // would have no successor until it resumes (time-based markers follow
 // the clock).
 type gate struct {
 	on    bool // one process, time-based epochs
+	paced bool // several processes, time-based epochs
 	every uint64
 	mu    sync.Mutex
 	// busy is what the checkpoint service last published: whether its
@@ -27,12 +35,18 @@ type gate struct {
 	busy bool
 	// taken holds the decisions of the recent checkpoints.
 	taken map[uint64]bool
+	// pace is the strides in force (paced). On process 0, which decides
+	// them, lag gives what the decision after taking checkpoint n reads:
+	// the newest checkpoint every process has written its part of, and
+	// the first epoch a change may take force at (nil elsewhere).
+	pace coord.Pace
+	lag  func(n uint64) (written, from uint64)
 }
 
 // take reports whether the tasks take checkpoint n, the same answer to
 // every task that asks.
 func (g *gate) take(n uint64) bool {
-	if !g.on {
+	if !g.on && !g.paced {
 		return true
 	}
 	g.mu.Lock()
@@ -44,6 +58,13 @@ func (g *gate) take(n uint64) bool {
 		g.taken = map[uint64]bool{}
 	}
 	v := !g.busy
+	if g.paced {
+		v = g.pace.Takes(n, g.every)
+		if v && g.lag != nil {
+			written, from := g.lag(n)
+			g.pace.Decide(n, g.every, written, from) // puts a change in force
+		}
+	}
 	g.taken[n] = v
 	for k := range g.taken {
 		// A task asks of the checkpoints in increasing order, and no
@@ -65,4 +86,18 @@ func (g *gate) setBusy(busy bool) {
 	g.mu.Lock()
 	g.busy = busy
 	g.mu.Unlock()
+}
+
+// paceStep is the newest stride step this process knows.
+func (g *gate) paceStep() coord.PaceStep {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pace.Last()
+}
+
+// hearPace puts in force a stride step process 0 announced.
+func (g *gate) hearPace(s coord.PaceStep) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pace.Add(s)
 }

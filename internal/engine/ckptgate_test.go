@@ -32,3 +32,41 @@ func TestGate(t *testing.T) {
 		t.Error("the gate off skipped a checkpoint")
 	}
 }
+
+// In a job of several processes, process 0's gate doubles the stride
+// while the slowest process's writes lag, from the epoch its lag gives;
+// a process that hears the step takes the same checkpoints from there on,
+// and every task of one process gets the first answer, whatever was
+// heard since.
+func TestGatePaced(t *testing.T) {
+	written := uint64(0)
+	zero := &gate{paced: true, every: 10, lag: func(n uint64) (uint64, uint64) { return written, n + 25 }}
+	one := &gate{paced: true, every: 10}
+	for n := uint64(10); n <= 30; n += 10 {
+		written = n - 10 // caught up
+		if !zero.take(n) || !one.take(n) {
+			t.Fatalf("caught up: checkpoint %d skipped", n)
+		}
+	}
+	written = 20 // 30 and 40 wait: double from 65
+	if !zero.take(40) {
+		t.Fatal("checkpoint 40 skipped")
+	}
+	st := zero.paceStep()
+	if st.From != 65 || st.Stride != 2 {
+		t.Fatalf("step %+v, want stride 2 from 65", st)
+	}
+	one.hearPace(st)
+	for n := uint64(50); n <= 120; n += 10 {
+		written = n
+		if a, b := zero.take(n), one.take(n); a != b || a != (n < 65 || n/10%2 == 0) {
+			t.Errorf("checkpoint %d: process 0 takes %v, process 1 %v", n, a, b)
+		}
+	}
+	late := &gate{paced: true, every: 10}
+	first := late.take(70)
+	late.hearPace(st)
+	if late.take(70) != first || late.take(90) {
+		t.Error("a step heard after a checkpoint was decided changed that decision, or was not followed after")
+	}
+}

@@ -272,7 +272,7 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	}
 	c := &coordinator{store: store, every: cfg.Every, keep: cfg.Keep, self: self, procs: procs,
 		groups: j.Cfg.KeyGroups, log: log}
-	c.gate = gate{on: procs == 1 && j.Cfg.EpochRecords == 0, every: cfg.Every}
+	j.setGate(c)
 	if j.Cfg.Cluster.Joining() {
 		// A process that joins a running job restores nothing (it starts
 		// with the schedules process 0 sends) and leaves the store to

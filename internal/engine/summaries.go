@@ -25,6 +25,10 @@ func (j *Job) startSummaries(nw transport.Network) {
 		if j.coord != nil {
 			_, m.Complete = j.coord.progress()
 			m.Written = j.coord.newestWritten()
+			if j.Process() == 0 && j.coord.gate.paced {
+				st := j.coord.gate.paceStep()
+				m.PaceFrom, m.PaceStride = st.From, st.Stride
+			}
 		}
 		j.stopMessage(&m)
 		return m
@@ -32,6 +36,7 @@ func (j *Job) startSummaries(nw transport.Network) {
 		j.heard(m.Process, m.Reconfigs)
 		if j.coord != nil {
 			j.coord.send(coord.PeerWrote{Process: m.Process, N: m.Written})
+			j.coord.hearPace(m.Process, m.PaceFrom, m.PaceStride)
 		}
 		j.checkStop()
 	})

@@ -32,6 +32,11 @@ type Message struct {
 	// Figures are the process's figures (internal/metrics' encoding),
 	// opaque here.
 	Figures []byte
+	// Pace is the newest stride of the checkpoints the process knows
+	// (internal/coord.PaceStep): from checkpoint PaceFrom on, every
+	// PaceStride-th due checkpoint is taken; 0 and 0 if none. Process 0
+	// decides it; the others follow what it sends.
+	PaceFrom, PaceStride uint64
 	// Reconfigs are the reconfigurations (internal/migrate's encoding,
 	// opaque here) the process asked for last, announced to every peer
 	// until they take force.
@@ -46,7 +51,7 @@ type Count struct {
 
 const (
 	magic      = 0x5753 // "WS"
-	version    = 3
+	version    = 4
 	maxCounts  = 256
 	maxNameLen = 256
 	maxFigures = 16 << 20
@@ -76,6 +81,8 @@ func Encode(b []byte, m Message) []byte {
 	b = binary.AppendUvarint(b, m.Complete)
 	b = binary.AppendUvarint(b, m.Written)
 	b = binary.AppendUvarint(b, m.StopAt)
+	b = binary.AppendUvarint(b, m.PaceFrom)
+	b = binary.AppendUvarint(b, m.PaceStride)
 	b = binary.AppendUvarint(b, uint64(len(m.Counts)))
 	for _, c := range m.Counts {
 		b = binary.AppendUvarint(b, uint64(len(c.Name)))
@@ -122,6 +129,8 @@ func Decode(b []byte) (Message, error) {
 	m.Complete = uv()
 	m.Written = uv()
 	m.StopAt = uv()
+	m.PaceFrom = uv()
+	m.PaceStride = uv()
 	n := uv()
 	if b == nil {
 		return Message{}, errShort

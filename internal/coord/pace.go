@@ -1,0 +1,118 @@
+package coord
+
+// A job of several processes takes a checkpoint only if every process
+// takes it: a part missing leaves it incomplete. So the processes cannot
+// each skip a checkpoint while their own store is busy, as a job of one
+// process does; with writes slower than the interval, every process
+// would hold the state of one more checkpoint at each interval. Instead
+// they take every Stride-th due checkpoint, the stride agreed ahead of
+// time: process 0 decides it from how far the slowest process's writes
+// lag behind the checkpoints taken, and announces each change from an
+// epoch the others have not reached (its summaries carry it). A change
+// heard too late (a process has passed that epoch) costs one checkpoint
+// that does not complete, and nothing else: the next one it takes is
+// taken by all.
+
+// PaceStep is a stride in force from an epoch on: from checkpoint From
+// on, the checkpoints taken are those whose number of intervals (n /
+// every) is a multiple of Stride.
+type PaceStep struct {
+	From, Stride uint64
+}
+
+// MaxStride bounds the stride: a checkpoint at least every MaxStride
+// intervals.
+const MaxStride = 64
+
+// Pace holds the strides in force, and, on the process that decides
+// them, how long the writes have kept up.
+type Pace struct {
+	steps []PaceStep // by increasing From; none: stride 1 from 0
+	calm  int        // decisions in a row that found the writes caught up
+}
+
+// Stride is the stride in force for checkpoint n.
+func (p *Pace) Stride(n uint64) uint64 {
+	s := uint64(1)
+	for _, st := range p.steps {
+		if st.From > n {
+			break
+		}
+		s = st.Stride
+	}
+	return s
+}
+
+// Takes reports whether checkpoint n, due every every epochs, is taken.
+func (p *Pace) Takes(n, every uint64) bool {
+	return every > 0 && (n/every)%p.Stride(n) == 0
+}
+
+// Last is the newest step (stride 1 from 0 if none).
+func (p *Pace) Last() PaceStep {
+	if len(p.steps) == 0 {
+		return PaceStep{Stride: 1}
+	}
+	return p.steps[len(p.steps)-1]
+}
+
+// Add puts s in force if it is newer than the last step (a step heard
+// again, or an older one, changes nothing), and reports whether it did.
+// A stride outside [1, MaxStride] is not taken.
+func (p *Pace) Add(s PaceStep) bool {
+	if s.Stride < 1 || s.Stride > MaxStride {
+		return false
+	}
+	if len(p.steps) > 0 && s.From <= p.Last().From {
+		return false
+	}
+	p.steps = append(p.steps, s)
+	// A task asks about checkpoints near the newest only: the steps
+	// before the last few are never looked at again.
+	if len(p.steps) > 8 {
+		p.steps = append(p.steps[:0], p.steps[len(p.steps)-8:]...)
+	}
+	return true
+}
+
+// calmDecisions is how many decisions in a row must find the writes
+// caught up before the stride halves.
+const calmDecisions = 4
+
+// Decide is the deciding process's choice once it has taken checkpoint
+// n: written is the newest checkpoint that every process has written its
+// part of, and from the first epoch a change may take force at. The
+// checkpoints taken since written, n included, wait for the slowest
+// process's writes; each holds a copy of that process's state. Two or
+// more (one waiting besides n) double the stride; at most one (n alone)
+// in calmDecisions decisions in a row halve it. It returns the step to
+// put in force and announce, if the stride changes.
+func (p *Pace) Decide(n, every, written, from uint64) (PaceStep, bool) {
+	if every == 0 {
+		return PaceStep{}, false
+	}
+	stride := p.Stride(n)
+	behind := uint64(0)
+	if n > written {
+		behind = (n - written + every*stride - 1) / (every * stride)
+	}
+	switch {
+	case behind >= 2:
+		p.calm = 0
+		if stride < MaxStride {
+			return p.change(from, stride*2)
+		}
+	case behind <= 1:
+		p.calm++
+		if p.calm >= calmDecisions && stride > 1 {
+			return p.change(from, stride/2)
+		}
+	}
+	return PaceStep{}, false
+}
+
+func (p *Pace) change(from, stride uint64) (PaceStep, bool) {
+	s := PaceStep{From: max(from, p.Last().From+1), Stride: stride}
+	p.calm = 0
+	return s, p.Add(s)
+}

@@ -1,0 +1,100 @@
+package coord
+
+import "testing"
+
+// With no step every due checkpoint is taken; a step from an epoch on
+// takes every Stride-th interval from there; a step heard again, an
+// older one, or a stride out of range changes nothing.
+func TestPaceTakes(t *testing.T) {
+	var p Pace
+	for n := uint64(0); n <= 100; n += 10 {
+		if !p.Takes(n, 10) {
+			t.Fatalf("no step: checkpoint %d skipped", n)
+		}
+	}
+	if !p.Add(PaceStep{From: 55, Stride: 4}) {
+		t.Fatal("a first step was not taken")
+	}
+	want := map[uint64]bool{50: true, 60: false, 70: false, 80: true, 90: false, 120: true}
+	for n, w := range want {
+		if got := p.Takes(n, 10); got != w {
+			t.Errorf("stride 4 from 55: Takes(%d) = %v, want %v", n, got, w)
+		}
+	}
+	if p.Add(PaceStep{From: 55, Stride: 2}) || p.Add(PaceStep{From: 40, Stride: 2}) || p.Add(PaceStep{From: 90, Stride: 0}) || p.Add(PaceStep{From: 90, Stride: MaxStride + 1}) {
+		t.Error("a step that is not newer, or out of range, was taken")
+	}
+	if p.Stride(200) != 4 || p.Last() != (PaceStep{From: 55, Stride: 4}) {
+		t.Errorf("stride %d, last %+v", p.Stride(200), p.Last())
+	}
+	for i := range 20 {
+		p.Add(PaceStep{From: uint64(100 + i), Stride: 1})
+	}
+	if len(p.steps) > 8 || p.Stride(1000) != 1 {
+		t.Errorf("%d steps kept, stride %d", len(p.steps), p.Stride(1000))
+	}
+}
+
+// The stride doubles while the slowest writes lag two taken checkpoints
+// or more behind, up to MaxStride, stays while they lag one, and halves
+// after calmDecisions decisions in a row that find them caught up.
+func TestPaceDecide(t *testing.T) {
+	const every = 10
+	var p Pace
+	// Caught up: the slowest wrote the checkpoint before n.
+	for n := uint64(10); n <= 100; n += every {
+		if s, ok := p.Decide(n, every, n-every, n+15); ok {
+			t.Fatalf("caught up at %d: changed to %+v", n, s)
+		}
+	}
+	// Two behind: n and the one before wait.
+	s, ok := p.Decide(110, every, 90, 125)
+	if !ok || s != (PaceStep{From: 125, Stride: 2}) {
+		t.Fatalf("two behind: %+v %v, want stride 2 from 125", s, ok)
+	}
+	if p.Stride(130) != 2 || p.Stride(120) != 1 {
+		t.Fatal("the step was not put in force from its epoch")
+	}
+	// Far behind: doubling to the cap and no further.
+	n := uint64(140)
+	for range 10 {
+		s, ok = p.Decide(n, every, 0, n+15)
+		n += every * p.Stride(n+15)
+	}
+	if p.Stride(n) != MaxStride {
+		t.Fatalf("far behind: stride %d, want %d", p.Stride(n), MaxStride)
+	}
+	if ok {
+		t.Errorf("at the cap: changed again to %+v", s)
+	}
+	// Caught up: halving only after calmDecisions in a row, a lag in
+	// between starting the count again.
+	for i := 1; i < calmDecisions; i++ {
+		if _, ok := p.Decide(n, every, n-every*MaxStride, n+15); ok {
+			t.Fatalf("halved after %d calm decisions", i)
+		}
+		n += every * MaxStride
+	}
+	if s, ok := p.Decide(n, every, n-every*MaxStride, n+15); !ok || s.Stride != MaxStride/2 {
+		t.Fatalf("after %d calm decisions: %+v %v, want stride %d", calmDecisions, s, ok, MaxStride/2)
+	}
+	// A part not written of the taken checkpoint before n is a lag of
+	// two again: the stride doubles back.
+	n += every * MaxStride
+	stride := p.Stride(n + 15)
+	n += every * stride
+	if s, ok := p.Decide(n, every, n-every*stride-every, n+15); !ok || s.Stride != stride*2 {
+		t.Fatalf("two behind after halving: %+v %v, want stride %d", s, ok, stride*2)
+	}
+}
+
+// A change takes force no earlier than asked and always after the last
+// step, so that steps stay in increasing order.
+func TestPaceDecideFromAfterLast(t *testing.T) {
+	var p Pace
+	p.Add(PaceStep{From: 500, Stride: 1})
+	s, ok := p.Decide(100, 10, 0, 120)
+	if !ok || s.From != 501 {
+		t.Fatalf("%+v %v: want a step from 501", s, ok)
+	}
+}

@@ -1,0 +1,45 @@
+package engine
+
+import "github.com/weirstream/weir/internal/coord"
+
+// setGate sets c's gate: one at a time in a job of one process, paced
+// in a job of several, every checkpoint with count-based epochs.
+func (j *Job) setGate(c *coordinator) {
+	timed := j.Cfg.EpochRecords == 0
+	c.gate = gate{on: c.procs == 1 && timed, paced: c.procs > 1 && timed, every: c.every}
+	if c.gate.paced && c.self == 0 {
+		c.gate.lag = j.paceLag(c)
+	}
+}
+
+// paceLag is what process 0 decides the stride of a paced job's
+// checkpoints from (gate.lag): the newest checkpoint that every process
+// has written its part of, by its own store and the others' summaries
+// (a process that has ended, or not been heard from yet, left out), and
+// the first epoch a change may take force at: the rescale's lead after
+// checkpoint n, so that the others hear of it before they reach it.
+func (j *Job) paceLag(c *coordinator) func(n uint64) (written, from uint64) {
+	lead := j.lead()
+	return func(n uint64) (uint64, uint64) {
+		written := c.newestWritten()
+		j.mu.Lock()
+		x := j.summaries
+		j.mu.Unlock()
+		if x != nil {
+			b := x.Board()
+			for p := range j.Processes() {
+				if m, ok := b.Latest(p); ok && p != c.self && !m.Final {
+					written = min(written, m.Written)
+				}
+			}
+		}
+		return written, n + lead
+	}
+}
+
+// hearPace puts in force the stride process 0 announced.
+func (c *coordinator) hearPace(from int, at, stride uint64) {
+	if from == 0 && stride > 0 && c.gate.paced {
+		c.gate.hearPace(coord.PaceStep{From: at, Stride: stride})
+	}
+}
