@@ -15,6 +15,10 @@
 // peers say they wrote with what the store holds, and warns once that the
 // directory is not shared, trimming the checkpoints that cannot complete.
 //
+// Pace (pace.go), pure as well, is the stride of the checkpoints a job of
+// several processes takes, which process 0 decides from how far the
+// slowest process's writes lag and the others follow.
+//
 // # Invariants
 //
 //   - At most one store request (WritePart, CheckComplete, CheckPart) is
