@@ -26,15 +26,15 @@ func (s *Store) list() ([]uint64, error) {
 	return ns, nil
 }
 
-// verify checks that checkpoint n is complete: its manifest and every part
-// it lists read and verify.
-func (s *Store) verify(n uint64) error {
+// scan checks every part of checkpoint n against its manifest, reading
+// each a piece at a time (scanPart).
+func (s *Store) scan(n uint64) error {
 	m, err := s.readManifest(n)
 	if err != nil {
 		return err
 	}
 	for i := range m.Parts {
-		if _, err := s.readPart(n, i, &m); err != nil {
+		if err := s.scanPart(n, i, &m); err != nil {
 			return err
 		}
 	}
@@ -56,15 +56,18 @@ func unusable(err error) bool {
 // processes sharing the directory cannot pick different checkpoints
 // because of a transient fault.
 //
-// Latest reads every byte of the checkpoint it returns; reading its parts
-// afterwards reads them again.
+// Latest reads every byte of the checkpoint it returns, a piece at a
+// time into little memory (scan, which checks each part's size, checksum
+// and header against the manifest, whoever wrote it), so that restoring 1 GiB of
+// state does not first hold the whole checkpoint in memory once more;
+// reading its parts afterwards reads them again, checking each frame.
 func (s *Store) Latest() (n uint64, ok bool, err error) {
 	ns, err := s.list()
 	if err != nil {
 		return 0, false, err
 	}
 	for _, n := range slices.Backward(ns) {
-		err := s.verify(n)
+		err := s.scan(n)
 		if err == nil {
 			return n, true, nil
 		}

@@ -111,10 +111,11 @@ func TestLatestReturnsIOErrors(t *testing.T) {
 	e := newEnv(t, m, "/ckp", m)
 	e.write(t, 1, 2)
 	e.write(t, 2, 2)
-	for _, nth := range []int{1, 2} { // manifest, then a part, of checkpoint 2
-		m.Fail(OpReadFile, nth, nil)
+	// The manifest of checkpoint 2, then a piece of its first part.
+	for _, op := range []Op{OpReadFile, OpReadRange} {
+		m.Fail(op, 1, nil)
 		if n, ok, err := e.s.Latest(); ok || !errors.Is(err, ErrInjected) {
-			t.Fatalf("Latest with read %d failing = %d, %v, %v; want the error", nth, n, ok, err)
+			t.Fatalf("Latest with a failing %v = %d, %v, %v; want the error", op, n, ok, err)
 		}
 	}
 	m.Fail(OpReadDir, 1, nil)

@@ -33,6 +33,12 @@ type gate struct {
 	// busy is what the checkpoint service last published: whether its
 	// state machine waits for the store or holds a part to write.
 	busy bool
+	// forced, if above 0, is the checkpoint a stop waits for: one at or
+	// after it is taken in a job of one process even while the store is
+	// busy, so that the stop does not wait for the store to be idle
+	// when one is due (with writes about as slow as the interval, many
+	// in a row).
+	forced uint64
 	// taken holds the decisions of the recent checkpoints.
 	taken map[uint64]bool
 	// pace is the strides in force (paced). On process 0, which decides
@@ -57,7 +63,7 @@ func (g *gate) take(n uint64) bool {
 	if g.taken == nil {
 		g.taken = map[uint64]bool{}
 	}
-	v := !g.busy
+	v := !g.busy || g.forced > 0 && n >= g.forced
 	if g.paced {
 		v = g.pace.Takes(n, g.every)
 		if v && g.lag != nil {
@@ -100,4 +106,12 @@ func (g *gate) hearPace(s coord.PaceStep) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pace.Add(s)
+}
+
+// force makes the gate of a job of one process take checkpoint n, or the
+// first due after it, whatever the store is doing: a stop waits for it.
+func (g *gate) force(n uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.forced = n
 }

@@ -70,3 +70,18 @@ func TestGatePaced(t *testing.T) {
 		t.Error("a step heard after a checkpoint was decided changed that decision, or was not followed after")
 	}
 }
+
+// A stop waits for the checkpoint it proposed: the gate of a job of one
+// process takes it, or the first one due after it, even while the store
+// is busy, and skips the ones before as before.
+func TestGateForced(t *testing.T) {
+	g := &gate{on: true, every: 10}
+	g.setBusy(true)
+	g.force(30)
+	if g.take(20) {
+		t.Error("store busy, checkpoint 20 before the forced 30: taken")
+	}
+	if !g.take(40) {
+		t.Error("store busy, checkpoint 40 after the forced 30: skipped")
+	}
+}

@@ -188,6 +188,9 @@ func (j *Job) Run(ctx context.Context) error {
 		return err
 	}
 	if j.coord != nil {
+		// Every task instance has taken its state: the checkpoint read
+		// back (the parts' bytes the blobs point into) is garbage now.
+		j.coord.restored = nil
 		j.coord.onComplete = func(uint64) { j.checkStop() }
 		j.coord.start(rt)
 	}

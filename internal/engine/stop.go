@@ -82,6 +82,7 @@ func (j *Job) checkStop() {
 		highest, complete = j.coord.progress()
 		if s.proposal == 0 {
 			s.proposal = (highest/j.coord.every + 1) * j.coord.every
+			j.coord.gate.force(s.proposal)
 			j.Logger().Info("weir: stopping after the next checkpoint", "checkpoint", s.proposal)
 		}
 	}
