@@ -87,8 +87,12 @@ const calmDecisions = 4
 // more (one waiting besides n) double the stride; at most one (n alone)
 // in calmDecisions decisions in a row halve it. It returns the step to
 // put in force and announce, if the stride changes.
+//
+// Before every process has written a part (written 0) there is nothing
+// to decide from: checkpoints are numbered by epoch from the Unix epoch,
+// so n − 0 would count as far behind.
 func (p *Pace) Decide(n, every, written, from uint64) (PaceStep, bool) {
-	if every == 0 {
+	if every == 0 || written == 0 {
 		return PaceStep{}, false
 	}
 	stride := p.Stride(n)

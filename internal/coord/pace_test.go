@@ -41,6 +41,9 @@ func TestPaceTakes(t *testing.T) {
 func TestPaceDecide(t *testing.T) {
 	const every = 10
 	var p Pace
+	if s, ok := p.Decide(1_000_000, every, 0, 1_000_015); ok {
+		t.Fatalf("nothing written yet: changed to %+v", s)
+	}
 	// Caught up: the slowest wrote the checkpoint before n.
 	for n := uint64(10); n <= 100; n += every {
 		if s, ok := p.Decide(n, every, n-every, n+15); ok {
@@ -58,7 +61,7 @@ func TestPaceDecide(t *testing.T) {
 	// Far behind: doubling to the cap and no further.
 	n := uint64(140)
 	for range 10 {
-		s, ok = p.Decide(n, every, 0, n+15)
+		s, ok = p.Decide(n, every, every, n+15)
 		n += every * p.Stride(n+15)
 	}
 	if p.Stride(n) != MaxStride {
@@ -93,7 +96,7 @@ func TestPaceDecide(t *testing.T) {
 func TestPaceDecideFromAfterLast(t *testing.T) {
 	var p Pace
 	p.Add(PaceStep{From: 500, Stride: 1})
-	s, ok := p.Decide(100, 10, 0, 120)
+	s, ok := p.Decide(100, 10, 10, 120)
 	if !ok || s.From != 501 {
 		t.Fatalf("%+v %v: want a step from 501", s, ok)
 	}
