@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,6 +42,11 @@ func (s *Store) scan(n uint64) error {
 	return nil
 }
 
+// Unusable reports whether err, from reading a checkpoint, says it is
+// missing a file or is corrupt (unusable), rather than that a read
+// failed.
+func Unusable(err error) bool { return unusable(err) }
+
 // unusable reports whether err says a checkpoint is missing a file or is
 // corrupt, as opposed to an I/O failure that may read differently on
 // another process or a second try.
@@ -62,11 +68,22 @@ func unusable(err error) bool {
 // state does not first hold the whole checkpoint in memory once more;
 // reading its parts afterwards reads them again, checking each frame.
 func (s *Store) Latest() (n uint64, ok bool, err error) {
+	return s.LatestBefore(math.MaxUint64)
+}
+
+// LatestBefore is Latest among the checkpoints before limit: a restore
+// that finds the newest unusable once it reads it whole (a part whose
+// checksum matches but that does not decode) goes back to the one
+// before.
+func (s *Store) LatestBefore(limit uint64) (n uint64, ok bool, err error) {
 	ns, err := s.list()
 	if err != nil {
 		return 0, false, err
 	}
 	for _, n := range slices.Backward(ns) {
+		if n >= limit {
+			continue
+		}
 		err := s.scan(n)
 		if err == nil {
 			return n, true, nil

@@ -27,13 +27,17 @@ const MaxStride = 64
 // Pace holds the strides in force, and, on the process that decides
 // them, how long the writes have kept up.
 type Pace struct {
-	steps []PaceStep // by increasing From; none: stride 1 from 0
-	calm  int        // decisions in a row that found the writes caught up
+	steps []PaceStep // by increasing From
+	// before is the stride before the first step: 1, or the last
+	// dropped step's.
+	before uint64
+	calm   int    // decisions in a row that found the writes caught up
+	behind uint64 // checkpoints waiting at the last decision
 }
 
 // Stride is the stride in force for checkpoint n.
 func (p *Pace) Stride(n uint64) uint64 {
-	s := uint64(1)
+	s := max(p.before, 1)
 	for _, st := range p.steps {
 		if st.From > n {
 			break
@@ -51,7 +55,7 @@ func (p *Pace) Takes(n, every uint64) bool {
 // Last is the newest step (stride 1 from 0 if none).
 func (p *Pace) Last() PaceStep {
 	if len(p.steps) == 0 {
-		return PaceStep{Stride: 1}
+		return PaceStep{Stride: max(p.before, 1)}
 	}
 	return p.steps[len(p.steps)-1]
 }
@@ -67,10 +71,13 @@ func (p *Pace) Add(s PaceStep) bool {
 		return false
 	}
 	p.steps = append(p.steps, s)
-	// A task asks about checkpoints near the newest only: the steps
-	// before the last few are never looked at again.
+	// The steps before the last few are folded into before: a task far
+	// behind the others still gets the stride in force for it, or the
+	// one just before.
 	if len(p.steps) > 8 {
-		p.steps = append(p.steps[:0], p.steps[len(p.steps)-8:]...)
+		drop := len(p.steps) - 8
+		p.before = p.steps[drop-1].Stride
+		p.steps = append(p.steps[:0], p.steps[drop:]...)
 	}
 	return true
 }
@@ -85,8 +92,11 @@ const calmDecisions = 4
 // checkpoints taken since written, n included, wait for the slowest
 // process's writes; each holds a copy of that process's state. Two or
 // more (one waiting besides n) double the stride; at most one (n alone)
-// in calmDecisions decisions in a row halve it. It returns the step to
-// put in force and announce, if the stride changes.
+// in calmDecisions decisions in a row halve it. Fewer waiting than at
+// the last decision do not double it: the slowest process is catching
+// up at the stride in force (the checkpoints it took before a change
+// are still to be written). It returns the step to put in force and
+// announce, if the stride changes.
 //
 // Before every process has written a part (written 0) there is nothing
 // to decide from: checkpoints are numbered by epoch from the Unix epoch,
@@ -100,10 +110,12 @@ func (p *Pace) Decide(n, every, written, from uint64) (PaceStep, bool) {
 	if n > written {
 		behind = (n - written + every*stride - 1) / (every * stride)
 	}
+	shrank := behind < p.behind
+	p.behind = behind
 	switch {
 	case behind >= 2:
 		p.calm = 0
-		if stride < MaxStride {
+		if stride < MaxStride && !shrank {
 			return p.change(from, stride*2)
 		}
 	case behind <= 1:

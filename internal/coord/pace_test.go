@@ -28,10 +28,15 @@ func TestPaceTakes(t *testing.T) {
 		t.Errorf("stride %d, last %+v", p.Stride(200), p.Last())
 	}
 	for i := range 20 {
-		p.Add(PaceStep{From: uint64(100 + i), Stride: 1})
+		p.Add(PaceStep{From: uint64(100 + 10*i), Stride: uint64(1 + i%3)})
 	}
-	if len(p.steps) > 8 || p.Stride(1000) != 1 {
+	if len(p.steps) > 8 || p.Stride(1000) != 1+19%3 {
 		t.Errorf("%d steps kept, stride %d", len(p.steps), p.Stride(1000))
+	}
+	// A checkpoint before the oldest step kept gets the stride of the
+	// step dropped last, which was in force for it.
+	if oldest := p.steps[0].From; p.Stride(oldest-1) != 1+11%3 {
+		t.Errorf("before the oldest step kept (%d): stride %d, want %d", oldest, p.Stride(oldest-1), 1+11%3)
 	}
 }
 
@@ -99,5 +104,23 @@ func TestPaceDecideFromAfterLast(t *testing.T) {
 	s, ok := p.Decide(100, 10, 10, 120)
 	if !ok || s.From != 501 {
 		t.Fatalf("%+v %v: want a step from 501", s, ok)
+	}
+}
+
+// A slowest process that is catching up (fewer checkpoints waiting than
+// at the last decision, the ones taken before a change still being
+// written) does not double the stride again; one that stops catching up
+// does.
+func TestPaceDecideCatchingUp(t *testing.T) {
+	const every = 10
+	var p Pace
+	if s, ok := p.Decide(1000, every, 950, 2000); !ok || s.Stride != 2 {
+		t.Fatalf("5 waiting: %+v %v, want stride 2", s, ok)
+	}
+	if s, ok := p.Decide(1010, every, 970, 2010); ok {
+		t.Fatalf("4 waiting after 5: changed to %+v", s)
+	}
+	if s, ok := p.Decide(1020, every, 980, 2020); !ok || s.Stride != 2 || s.From != 2020 {
+		t.Fatalf("4 waiting again: %+v %v, want stride 2 from 2020", s, ok)
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/weirstream/weir/internal/coord"
 )
 
-// gate decides, once for all the tasks of a job of one process with
-// time-based epochs, whether they take a checkpoint that is due: not while the store is busy with
+// gate decides, once for all the tasks of a process, whether they take a
+// checkpoint that is due. In a job of one process with time-based
+// epochs: not while the store is busy with
 // an earlier one (a part waits to be written, or a store request is out),
 // as Flink takes one checkpoint at a time. Every checkpoint taken holds a
 // copy of the process's state until its part is written; with writes
@@ -33,11 +34,11 @@ type gate struct {
 	// busy is what the checkpoint service last published: whether its
 	// state machine waits for the store or holds a part to write.
 	busy bool
-	// forced, if above 0, is the checkpoint a stop waits for: one at or
-	// after it is taken in a job of one process even while the store is
-	// busy, so that the stop does not wait for the store to be idle
-	// when one is due (with writes about as slow as the interval, many
-	// in a row).
+	// forced, if above 0, is the checkpoint a stop waits for: those at
+	// and after it are taken in a job of one process even while the
+	// store is busy, so that the stop does not wait for the store to be
+	// idle when one is due (with writes about as slow as the interval,
+	// many in a row), and in a paced job whatever the stride.
 	forced uint64
 	// taken holds the decisions of the recent checkpoints.
 	taken map[uint64]bool
@@ -65,7 +66,9 @@ func (g *gate) take(n uint64) bool {
 	}
 	v := !g.busy || g.forced > 0 && n >= g.forced
 	if g.paced {
-		v = g.pace.Takes(n, g.every)
+		// Each process forces its own proposal and the job stops at the
+		// highest, so every process takes that one.
+		v = g.pace.Takes(n, g.every) || g.forced > 0 && n >= g.forced
 		if v && g.lag != nil {
 			written, from := g.lag(n)
 			g.pace.Decide(n, g.every, written, from) // puts a change in force
@@ -108,8 +111,8 @@ func (g *gate) hearPace(s coord.PaceStep) {
 	g.pace.Add(s)
 }
 
-// force makes the gate of a job of one process take checkpoint n, or the
-// first due after it, whatever the store is doing: a stop waits for it.
+// force makes the gate take checkpoint n and those due after it, whatever
+// the store is doing or the stride: a stop waits for it.
 func (g *gate) force(n uint64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

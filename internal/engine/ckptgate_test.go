@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/weirstream/weir/internal/coord"
+)
 
 // In a job of one process with time-based epochs, a checkpoint due while the store is busy is
 // skipped, one that is due once it is free is taken, and every task that
@@ -83,5 +87,19 @@ func TestGateForced(t *testing.T) {
 	}
 	if !g.take(40) {
 		t.Error("store busy, checkpoint 40 after the forced 30: skipped")
+	}
+}
+
+// In a paced job the checkpoint a stop proposed, and those after, are
+// taken whatever the stride, so that every process takes the highest
+// proposal.
+func TestGatePacedForced(t *testing.T) {
+	g := &gate{paced: true, every: 10}
+	g.hearPace(coord.PaceStep{From: 0, Stride: 4})
+	g.force(50)
+	for n, want := range map[uint64]bool{30: false, 40: true, 50: true, 60: true, 70: true} {
+		if g.take(n) != want {
+			t.Errorf("stride 4, forced from 50: take(%d) = %v", n, !want)
+		}
 	}
 }

@@ -15,26 +15,47 @@ func (j *Job) setGate(c *coordinator) {
 // paceLag is what process 0 decides the stride of a paced job's
 // checkpoints from (gate.lag): the newest checkpoint that every process
 // has written its part of, by its own store and the others' summaries
-// (a process that has ended, or not been heard from yet, left out), and
-// the first epoch a change may take force at: the rescale's lead after
-// checkpoint n, so that the others hear of it before they reach it.
+// (a process that has ended, left by n, is absent or has not been heard
+// from yet left out), and the first epoch a change may take force at:
+// the rescale's lead after checkpoint n or the clock's epoch, whichever
+// is later (the task that asks may trail the clock), so that the others
+// hear of it before they reach it.
 func (j *Job) paceLag(c *coordinator) func(n uint64) (written, from uint64) {
 	lead := j.lead()
 	return func(n uint64) (uint64, uint64) {
 		written := c.newestWritten()
 		j.mu.Lock()
-		x := j.summaries
+		x, rt := j.summaries, j.rt
 		j.mu.Unlock()
-		if x != nil {
-			b := x.Board()
-			for p := range j.Processes() {
-				if m, ok := b.Latest(p); ok && p != c.self && !m.Final {
-					written = min(written, m.Written)
-				}
+		now := n
+		if rt != nil {
+			now = max(now, uint64(rt.WallEpoch()))
+		}
+		if x == nil {
+			return written, now + lead
+		}
+		b := x.Board()
+		for p := range j.Processes() {
+			if m, ok := b.Latest(p); ok && p != c.self && !m.Final && c.takesPart(p, n) {
+				written = min(written, m.Written)
 			}
 		}
-		return written, n + lead
+		return written, now + lead
 	}
+}
+
+// takesPart says whether process p writes its own part of checkpoint n:
+// it has not left by then, and has joined.
+func (c *coordinator) takesPart(p int, n uint64) bool {
+	c.leftMu.Lock()
+	defer c.leftMu.Unlock()
+	if at, ok := c.gone[p]; ok && at <= n {
+		return false
+	}
+	if at, ok := c.absent[p]; ok && n < at {
+		return false
+	}
+	return true
 }
 
 // hearPace puts in force the stride process 0 announced.

@@ -302,15 +302,9 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 			}
 		}
 	}
-	if err := store.DiscardAfter(n); err != nil {
-		return nil, err
-	}
-	if !ok {
-		return c, nil
-	}
-	parts, err := from.ReadAll(n)
-	if err != nil {
-		return nil, err
+	parts, n, ok, err := readBack(store, from, n, ok, log)
+	if err != nil || !ok {
+		return c, err
 	}
 	c.from, c.fromOwn, c.restored = n, from == store, map[dataflow.BlobKey][]byte{}
 	c.instances = map[string]int{}
@@ -334,4 +328,26 @@ func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	}
 	log.Info("weir: restoring checkpoint", "checkpoint", n, "dir", cfg.Dir, "parts", len(parts))
 	return c, nil
+}
+
+// readBack discards the checkpoints after n in store and reads n back
+// whole from from (store, or the directory of a checkpoint the job was
+// told to start from). Latest checks each part's size, checksum and
+// header; a part of store's that passes and still does not decode (a
+// writer's bug) makes it go back to the checkpoint before, as Latest
+// does for one that fails its checks, so that the job restarts at all.
+func readBack(store, from *checkpoint.Store, n uint64, ok bool, log *slog.Logger) ([]checkpoint.Part, uint64, bool, error) {
+	for {
+		if err := store.DiscardAfter(n); err != nil || !ok {
+			return nil, n, false, err
+		}
+		parts, err := from.ReadAll(n)
+		if err == nil || from != store || !checkpoint.Unusable(err) {
+			return parts, n, err == nil, err
+		}
+		log.Warn("weir: checkpoint cannot be read back; restoring the one before", "checkpoint", n, "err", err)
+		if n, ok, err = store.LatestBefore(n); err != nil {
+			return nil, n, false, err
+		}
+	}
 }

@@ -35,8 +35,11 @@ func (j *Job) startSummaries(nw transport.Network) {
 	}, func(m summary.Message) {
 		j.heard(m.Process, m.Reconfigs)
 		if j.coord != nil {
-			j.coord.send(coord.PeerWrote{Process: m.Process, N: m.Written})
+			// The stride first: the send waits while the checkpoint
+			// service's inbox is full (a long write), and a process
+			// that writes slowly is the one that must follow it.
 			j.coord.hearPace(m.Process, m.PaceFrom, m.PaceStride)
+			j.coord.send(coord.PeerWrote{Process: m.Process, N: m.Written})
 		}
 		j.checkStop()
 	})
