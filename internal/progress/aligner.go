@@ -95,7 +95,11 @@ func (a *Aligner) Absent(s int) {
 	}
 }
 
-// Join makes absent sender s take part from epoch e: the aligner waits
+// Final says whether sender s is final: it sent its final marker, or is
+// absent.
+func (a *Aligner) Final(s int) bool { return a.final[s] }
+
+// Join makes absent (or final) sender s take part from epoch e: the aligner waits
 // for its marker that ends epoch e (it may end earlier ones too), and it
 // is idle until its first marker, so it holds back no watermark before.
 // It reports false, changing nothing, if e has begun here already

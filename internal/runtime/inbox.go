@@ -73,32 +73,47 @@ func (in *Inbox) SenderFrom(port int, x *Retirement) Outlet {
 
 // joins applies to al what the senders' retirements say. At start (seen
 // 0) the senders absent in the first epoch are left out, and those whose
-// join epoch is known are taken back from it; later, each absent sender
-// whose join epoch has become known is. It returns what to pass as seen
-// next: the count of joins set in the runtime, plus one.
-func (in *Inbox) joins(al *progress.Aligner, absent []bool, first uint64, seen uint64) (uint64, error) {
+// join epoch is known are taken back from it; later, each sender whose
+// join epoch has changed is: an absent one that joins, or one that
+// retired and whose slot a new process took again (once its final marker
+// has come). at holds, per sender, the join epoch applied (never for one
+// left out). It returns what to pass as seen next: the count of joins
+// set in the runtime, plus one, or a value no count reaches while a join
+// waits for a sender's final marker.
+func (in *Inbox) joins(al *progress.Aligner, at []uint64, first uint64, seen uint64) (uint64, error) {
 	now := in.rt.joins.Load() + 1
 	if now == seen {
 		return seen, nil
 	}
+	next := now
 	for s, x := range in.from {
 		if x == nil {
 			continue
 		}
-		if seen == 0 && !x.present(first) {
-			al.Absent(s)
-			// A sender that retired before the first epoch never comes
-			// back; one that has not joined yet may.
-			absent[s] = x.From() > first && x.Joins() > first
-		}
-		if j := x.Joins(); absent[s] && j != never {
-			if !al.Join(s, progress.Epoch(j)) {
-				return now, fmt.Errorf("runtime: task %s: sender %d joins at epoch %d, which has begun here already (epoch %d)", in.name, s, j, al.Current())
+		j := x.Joins()
+		if seen == 0 {
+			at[s] = j
+			if !x.present(first) {
+				al.Absent(s)
+				at[s] = never
+				if x.From() <= first && j <= first {
+					at[s] = j // it retired before the first epoch
+				}
 			}
-			absent[s] = false
 		}
+		if j == never || j == at[s] {
+			continue
+		}
+		if !al.Final(s) {
+			next = never // its final marker is still to come: look again
+			continue
+		}
+		if !al.Join(s, progress.Epoch(j)) {
+			return now, fmt.Errorf("runtime: task %s: sender %d joins at epoch %d, which has begun here already (epoch %d)", in.name, s, j, al.Current())
+		}
+		at[s] = j
 	}
-	return now, nil
+	return next, nil
 }
 
 // Outlet is one sender's end of an inbox, or of a receiver in another
@@ -121,6 +136,10 @@ type link struct {
 	// the last marker sent to it (-1 before the first).
 	gone   *Retirement
 	marked int64
+	// joinSent is the receiver's join epoch when the outlet last sent it
+	// a marker (a remote receiver's join epoch changes when a new process
+	// takes its slot again).
+	joinSent uint64
 }
 
 // WithKeys returns the outlet with c as the count per key group that
@@ -149,7 +168,7 @@ func (o Outlet) Keys() *metrics.KeyCounter {
 func (o Outlet) From(m *Meter) Outlet {
 	l := &link{m: m, marked: -1}
 	if o.link != nil {
-		l.id, l.gone, l.marked = o.link.id, o.link.gone, o.link.marked
+		l.id, l.gone, l.marked, l.joinSent = o.link.id, o.link.gone, o.link.marked, o.link.joinSent
 	}
 	o.link = l
 	return o
@@ -161,6 +180,12 @@ func (o Outlet) From(m *Meter) Outlet {
 type Remote interface {
 	Send(batch any) error
 	Mark(m progress.Marker) error
+}
+
+// Rejoiner is a Remote that can find its receiver's process anew: the
+// process it ran in left, and another took the slot again.
+type Rejoiner interface {
+	Rejoin() error
 }
 
 // RemoteOutlet returns an outlet that sends through r.
@@ -187,6 +212,11 @@ func (o Outlet) Mark(m progress.Marker) error {
 		return nil
 	}
 	if o.remote != nil {
+		if rj, ok := o.remote.(Rejoiner); ok && o.link.renews(m) {
+			if err := rj.Rejoin(); err != nil {
+				return err
+			}
+		}
 		return o.remote.Mark(m)
 	}
 	return o.send(Message{Marker: m})
