@@ -390,8 +390,8 @@ func (j *Job) PartitionStats() []dataflow.PartitionStats {
 // admission of processes that join (process 0 of an elastic job), and
 // the channels that ask this process to leave or the job to stop.
 func (j *Job) startControls(rt *runtime.Runtime, net transport.Network) {
-	if el, ok := net.(transport.Elastic); ok && j.slots != nil && j.Process() == 0 {
-		j.admitJoins(rt, el)
+	if el, ok := net.(transport.Elastic); ok && j.slots != nil {
+		j.watchSlots(rt, el)
 	}
 	if c := j.Cfg.LeaveOn; c != nil {
 		rt.AddService("leave-on", func(done <-chan struct{}) error {

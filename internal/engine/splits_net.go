@@ -34,8 +34,9 @@ func (s *splits) listen(rt *runtime.Runtime) {
 		if p == s.pl.self {
 			continue
 		}
-		r := s.net.Receiver(splitsChannel, p)
-		rt.AddService(fmt.Sprintf("splits-from-%d", p), gated(s.slots.joined(p), func(done <-chan struct{}) error {
+		rt.AddService(fmt.Sprintf("splits-from-%d", p), s.slots.serve(p, func(done <-chan struct{}) error {
+			r := s.net.Receiver(splitsChannel, p)
+			s.joined(p, false) // (a process that took p's slot again hears it now)
 			for {
 				msg, err := r.Recv()
 				if err != nil {
@@ -68,7 +69,7 @@ func (s *splits) broadcast(k noteKey, n shareNote) {
 			continue
 		}
 		s.sendMu[p].Lock()
-		if !s.gone[p] {
+		if !s.gone[p] && s.reach(p) {
 			snd := s.net.Sender(splitsChannel, p)
 			// An error means the network failed or closed, and says why.
 			_ = snd.Send(appendNote(snd.Buffer(), k, n))
@@ -86,7 +87,7 @@ func (s *splits) leaves(p int) {
 	}
 	s.sendMu[p].Lock()
 	defer s.sendMu[p].Unlock()
-	if s.gone[p] {
+	if s.gone[p] || !s.reach(p) {
 		return
 	}
 	s.gone[p] = true
@@ -112,7 +113,7 @@ func (s *splits) ended() error {
 func (s *splits) closeTo(p int) error {
 	s.sendMu[p].Lock()
 	defer s.sendMu[p].Unlock()
-	if s.gone[p] {
+	if s.gone[p] || !s.reach(p) {
 		return nil
 	}
 	snd := s.net.Sender(splitsChannel, p)
@@ -120,10 +121,32 @@ func (s *splits) closeTo(p int) error {
 }
 
 // joined tells process p, which joined the job, that this process files
-// no notes, if its movable source instances have all ended.
-func (s *splits) joined(p int) {
-	if s.net != nil && len(s.sources) > 0 && s.live.Load() == 0 {
+// no notes, if its movable source instances have all ended. For a
+// process that took p's slot again, it forgets that it told the one
+// before so; the notes service tells it once the network reaches it.
+func (s *splits) joined(p int, again bool) {
+	if s.net == nil || p == s.pl.self {
+		return
+	}
+	if again {
+		s.sendMu[p].Lock()
+		delete(s.gone, p)
+		s.sendMu[p].Unlock()
+		return
+	}
+	if len(s.sources) > 0 && s.live.Load() == 0 {
 		_ = s.closeTo(p)
+	}
+}
+
+// reach waits until the network reaches the newest process of slot p
+// known here (it may have taken the slot again); false: the run ended.
+func (s *splits) reach(p int) bool {
+	select {
+	case <-s.slots.current(p):
+		return true
+	case <-s.done:
+		return false
 	}
 }
 

@@ -188,6 +188,15 @@ type Rejoiner interface {
 	Rejoin() error
 }
 
+// rejoin has a remote outlet find its receiver anew before it sends it
+// the first of epoch e, if e is the first since a new join epoch.
+func (o Outlet) rejoin(e uint64) error {
+	if rj, ok := o.remote.(Rejoiner); ok && o.link.renews(e) {
+		return rj.Rejoin()
+	}
+	return nil
+}
+
 // RemoteOutlet returns an outlet that sends through r.
 func RemoteOutlet(r Remote) Outlet { return Outlet{remote: r} }
 
@@ -201,6 +210,11 @@ func (o Outlet) Send(batch any) error {
 		o.link.m.M.AddOut(Records(batch))
 	}
 	if o.remote != nil {
+		if o.link != nil {
+			if err := o.rejoin(uint64(o.link.marked + 1)); err != nil {
+				return err
+			}
+		}
 		return o.remote.Send(batch)
 	}
 	return o.send(Message{Batch: batch})
@@ -212,10 +226,8 @@ func (o Outlet) Mark(m progress.Marker) error {
 		return nil
 	}
 	if o.remote != nil {
-		if rj, ok := o.remote.(Rejoiner); ok && o.link.renews(m) {
-			if err := rj.Rejoin(); err != nil {
-				return err
-			}
+		if err := o.rejoin(uint64(m.Epoch)); err != nil {
+			return err
 		}
 		return o.remote.Mark(m)
 	}

@@ -96,16 +96,20 @@ func TestRejoinWhileRunning(t *testing.T) {
 		rt.AddTask("sum", 0, in, sum, true)
 		ran := make(chan error, 1)
 		go func() { ran <- rt.Run(context.Background()) }()
-		far.Send(1000)
-		far.Mark(progress.Marker{Epoch: 2, Final: true})
-		if early {
-			remote.Join(6) // before the receiver took the final marker
-		}
 		aligned := func() int {
 			sum.mu.Lock()
 			defer sum.mu.Unlock()
 			return len(sum.epochs)
 		}
+		far.Send(1000)
+		far.Mark(progress.Marker{Epoch: 0})
+		for aligned() < 1 {
+			time.Sleep(time.Millisecond)
+		}
+		if early {
+			remote.Join(6) // before the receiver took the final marker
+		}
+		far.Mark(progress.Marker{Epoch: 2, Final: true})
 		for aligned() < 4 {
 			time.Sleep(time.Millisecond)
 		}
@@ -143,16 +147,17 @@ func TestRejoinWhileRunning(t *testing.T) {
 type marks struct {
 	epochs  []progress.Epoch
 	rejoins []int // len(epochs) at each Rejoin
+	sent    []int // len(rejoins) at each Send
 }
 
-func (m *marks) Send(any) error                { return nil }
+func (m *marks) Send(any) error                { m.sent = append(m.sent, len(m.rejoins)); return nil }
 func (m *marks) Mark(mk progress.Marker) error { m.epochs = append(m.epochs, mk.Epoch); return nil }
 func (m *marks) Rejoin() error                 { m.rejoins = append(m.rejoins, len(m.epochs)); return nil }
 
 // An outlet towards a remote instance that retires from epoch 3 and takes
 // part again from 6 passes the markers of epochs 0 to 2 and from 6 on,
 // refuses records in between, and finds the receiver anew once, before
-// the marker that ends 6.
+// the first record of epoch 6.
 func TestOutletTowardsRejoined(t *testing.T) {
 	x := newRetirement(nil)
 	x.Set(3)
@@ -165,6 +170,11 @@ func TestOutletTowardsRejoined(t *testing.T) {
 		if e >= 3 && e < 6 && !o.Retired() {
 			t.Errorf("the outlet takes records in epoch %d, where its receiver takes no part", e)
 		}
+		if e == 6 {
+			if err := o.Send(1); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := o.Mark(progress.Marker{Epoch: progress.Epoch(e)}); err != nil {
 			t.Fatal(err)
 		}
@@ -175,5 +185,8 @@ func TestOutletTowardsRejoined(t *testing.T) {
 	}
 	if fmt.Sprint(rec.rejoins) != "[3]" {
 		t.Errorf("found anew before markers %v; want once, before the marker of epoch 6 ([3])", rec.rejoins)
+	}
+	if fmt.Sprint(rec.sent) != "[1]" {
+		t.Errorf("records sent after %v renewals; want one, after the renewal", rec.sent)
 	}
 }

@@ -133,15 +133,16 @@ func (o Outlet) Until(x *Retirement) Outlet {
 	return o
 }
 
-// renews says whether marker m, which goes to the receiver, is the first
-// for a join epoch of it that the outlet has not sent to yet: the first
-// marker to the process that took the receiver's slot again.
-func (l *link) renews(m progress.Marker) bool {
+// renews says whether what goes to the receiver in epoch e (a record, or
+// a marker that ends e) is the first since a join epoch of it that the
+// outlet has not sent to yet: the first to the process that took the
+// receiver's slot again.
+func (l *link) renews(e uint64) bool {
 	if l == nil || l.gone == nil {
 		return false
 	}
 	j := l.gone.Joins()
-	if j == l.joinSent || uint64(m.Epoch) < j {
+	if j == l.joinSent || e < j {
 		return false
 	}
 	l.joinSent = j

@@ -1,0 +1,104 @@
+package weir_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// movedOut is the key groups processes 0 and 1 have handed over so far.
+func (r *elasticRun) movedOut() int64 {
+	_, a := r.jobs[0].MovedBytes()
+	_, b := r.jobs[1].MovedBytes()
+	return a + b
+}
+
+// leaveAgain asks process asker to make process p leave, retrying while
+// a reconfiguration is under way.
+func (r *elasticRun) leaveAgain(t *testing.T, asker, p int) {
+	t.Helper()
+	var err error
+	for range 300 {
+		if _, err = r.jobs[asker].Leave(p); err == nil || !strings.Contains(err.Error(), "under way") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("Leave(%d): %v", p, err)
+	}
+}
+
+// A process joins a running elastic job of two, takes key groups, leaves
+// again, and a new process takes its slot (2, past the members) again:
+// it takes key groups of every keyed operator once more, and every
+// result equals the plain computation's. With checkpoints, those taken
+// while the slot was left complete without it, and those after with its
+// part.
+func TestRejoinProcess(t *testing.T) {
+	in := rescaleInput(16000)
+	want := withoutTTL(rescaleModel(in))
+	for _, c := range []struct {
+		strat weir.RescaleStrategy
+		ckpt  bool
+		asker int // the process asked to make slot 2 leave
+	}{{weir.Batched, false, 2}, {weir.Fluid, true, 1}, {weir.AllAtOnce, false, 2}, {weir.Batched, true, 2}} {
+		t.Run(fmt.Sprintf("%v/checkpoints-%v/asked-of-%d", c.strat, c.ckpt, c.asker), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}
+			if c.ckpt {
+				opts = append(opts, weir.Checkpoints(t.TempDir(), 3, 3))
+			}
+			r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
+			var out *weir.Collect[rsOut]
+			for p := range 2 {
+				r.start(ctx, t, p, func(j *weir.Job) {
+					o := rescaleOpsAt(j, in, 2500, nil)
+					if p == 0 {
+						out = o
+						j.AdmitJoins(weir.WithStrategy(c.strat))
+					}
+				}, opts...)
+			}
+			for r.jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
+				time.Sleep(5 * time.Millisecond)
+			}
+			join := func() {
+				r.start(ctx, t, 2, func(j *weir.Job) { rescaleOpsAt(j, in, 2500, nil) }, append(opts, weir.JoinCluster())...)
+			}
+			join()
+			for r.movedOut() == 0 && ctx.Err() == nil {
+				time.Sleep(2 * time.Millisecond)
+			}
+			first, _ := r.jobs[0].LastJoin()
+			r.leaveAgain(t, c.asker, 2)
+			<-r.ran[2]
+			if err := r.errs[2]; err != nil {
+				t.Fatalf("the first process of slot 2: %v", err)
+			}
+			before := r.movedOut()
+			join()
+			r.wait(t)
+			again, ok := r.jobs[0].LastJoin()
+			if !ok || again.Join <= first.Join || again.Moves == 0 {
+				t.Errorf("process 0's second join of slot 2: %+v (first at %d); want a later one that moved key groups", again, first.Join)
+			}
+			if r.movedOut() == before {
+				t.Error("no key group moved to the process that took slot 2 again")
+			}
+			if r.jobs[0].Metrics().Records >= int64(len(in)) && again.Join == 0 {
+				t.Error("the input ended before the slot was taken again")
+			}
+			if late := r.jobs[0].Metrics().Late; late != 0 {
+				t.Errorf("%d late records", late)
+			}
+			checkOps(t, out.Records(), want)
+		})
+	}
+}
