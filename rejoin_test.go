@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,4 +102,109 @@ func TestRejoinProcess(t *testing.T) {
 			checkOps(t, out.Records(), want)
 		})
 	}
+}
+
+// takeAgain runs a process in slot 2 of r (past the members), waits until
+// it read or moved something (until), makes it leave (asked of itself)
+// and starts another in its slot.
+func (r *elasticRun) takeAgain(ctx context.Context, t *testing.T, build func(j *weir.Job), until func() bool, opts []weir.JobOption) {
+	t.Helper()
+	r.start(ctx, t, 2, build, append(opts, weir.JoinCluster())...)
+	for !until() && ctx.Err() == nil {
+		time.Sleep(2 * time.Millisecond)
+	}
+	r.leaveAgain(t, 2, 2)
+	<-r.ran[2]
+	if err := r.errs[2]; err != nil {
+		t.Fatalf("the first process of slot 2: %v", err)
+	}
+	r.start(ctx, t, 2, build, append(opts, weir.JoinCluster())...)
+}
+
+// A process joins a running elastic job whose source reads on every
+// instance, leaves, and another takes its slot again: the readers'
+// shares spread onto its instances once more, and every record is
+// counted once.
+func TestRejoinWithSources(t *testing.T) {
+	in := wordsInput(20000)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
+	outs := make([]*weir.Collect[wordCount], 3)
+	build := func(p int) func(j *weir.Job) {
+		return func(j *weir.Job) { outs[p] = runningWordCount(j, in) }
+	}
+	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}
+	for p := range 2 {
+		r.start(ctx, t, p, build(p), opts...)
+	}
+	for r.jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	var first *weir.Job
+	r.takeAgain(ctx, t, build(2), func() bool {
+		first = r.jobs[2]
+		return r.jobs[2].Metrics().Records > 0
+	}, opts)
+	r.wait(t)
+	if got := first.Metrics().Records; got == 0 {
+		t.Error("the first process of slot 2 read no record")
+	}
+	if got := r.jobs[2].Metrics().Records; got == 0 {
+		t.Error("the process that took slot 2 again read no record")
+	}
+	checkWordCounts(t, in, outs[0].Records())
+}
+
+// A job whose slot 2 was taken again crashes after checkpoints taken
+// with the new process's part; the members restart from the newest one
+// without it, and every result is exact.
+func TestRejoinThenCrash(t *testing.T) {
+	in := rescaleInput(40000)
+	want := withoutTTL(rescaleModel(in))
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2), weir.Checkpoints(dir, 2, 3)}
+	var crash atomic.Bool
+	first := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
+	build := func(j *weir.Job) { rescaleOpsAt(j, in, 2500, crashOn(&crash)) }
+	for p := range 2 {
+		first.start(ctx, t, p, build, opts...)
+	}
+	for first.jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	first.takeAgain(ctx, t, build, func() bool { return first.movedOut() > 0 }, opts)
+	before := first.movedOut()
+	for first.movedOut() == before && ctx.Err() == nil && first.jobs[0].Metrics().Records < int64(len(in)) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	after := newestCheckpoint(dir)
+	for newestCheckpoint(dir) < after+4 && ctx.Err() == nil && first.jobs[0].Metrics().Records < int64(len(in)) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if first.movedOut() == before || newestCheckpoint(dir) < after+4 {
+		t.Fatalf("the input ended before key groups moved to the second process of slot 2 and checkpoints completed after (newest %d, %d then)", newestCheckpoint(dir), after)
+	}
+	crash.Store(true)
+	first.wg.Wait()
+	if err := first.errs[0]; err == nil || !strings.Contains(err.Error(), "crash") {
+		t.Fatalf("process 0: %v; want the crash", err)
+	}
+	second := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
+	var out *weir.Collect[rsOut]
+	for p := range 2 {
+		second.start(ctx, t, p, func(j *weir.Job) {
+			o := rescaleOpsAt(j, in, 2500, crashOn(new(atomic.Bool)))
+			if p == 0 {
+				out = o
+			}
+		}, opts...)
+	}
+	second.wait(t)
+	if from := second.jobs[0].Metrics().RestoredFrom; from <= after {
+		t.Errorf("the second run restored checkpoint %d, not one taken after key groups moved to the second process of slot 2 (after %d)", from, after)
+	}
+	checkOps(t, out.Records(), want)
 }
