@@ -75,17 +75,15 @@ func (in *Inbox) SenderFrom(port int, x *Retirement) Outlet {
 // 0) the senders absent in the first epoch are left out, and those whose
 // join epoch is known are taken back from it; later, each sender whose
 // join epoch has changed is: an absent one that joins, or one that
-// retired and whose slot a new process took again (once its final marker
-// has come). at holds, per sender, the join epoch applied (never for one
-// left out). It returns what to pass as seen next: the count of joins
-// set in the runtime, plus one, or a value no count reaches while a join
-// waits for a sender's final marker.
+// retired and whose slot a new process took again (after its final
+// marker, if that is still to come). at holds, per sender, the join
+// epoch applied (never for one left out). It returns what to pass as
+// seen next: the count of joins set in the runtime, plus one.
 func (in *Inbox) joins(al *progress.Aligner, at []uint64, first uint64, seen uint64) (uint64, error) {
 	now := in.rt.joins.Load() + 1
 	if now == seen {
 		return seen, nil
 	}
-	next := now
 	for s, x := range in.from {
 		if x == nil {
 			continue
@@ -104,16 +102,14 @@ func (in *Inbox) joins(al *progress.Aligner, at []uint64, first uint64, seen uin
 		if j == never || j == at[s] {
 			continue
 		}
-		if !al.Final(s) {
-			next = never // its final marker is still to come: look again
-			continue
-		}
-		if !al.Join(s, progress.Epoch(j)) {
+		// A sender whose final marker is still to come takes part again
+		// after it.
+		if ok := al.Final(s) && al.Join(s, progress.Epoch(j)) || !al.Final(s) && al.JoinAfter(s, progress.Epoch(j)); !ok {
 			return now, fmt.Errorf("runtime: task %s: sender %d joins at epoch %d, which has begun here already (epoch %d)", in.name, s, j, al.Current())
 		}
 		at[s] = j
 	}
-	return next, nil
+	return now, nil
 }
 
 // Outlet is one sender's end of an inbox, or of a receiver in another
