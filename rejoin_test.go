@@ -42,7 +42,9 @@ func (r *elasticRun) leaveAgain(t *testing.T, asker, p int) {
 // while the slot was left complete without it, and those after with its
 // part.
 func TestRejoinProcess(t *testing.T) {
-	in := rescaleInput(16000)
+	// 12 s of input: the slot is taken again well before a source ends
+	// (a process cannot join after a sender instance ended; design.md).
+	in := rescaleInput(30000)
 	want := withoutTTL(rescaleModel(in))
 	for _, c := range []struct {
 		strat weir.RescaleStrategy
@@ -123,7 +125,7 @@ func (r *elasticRun) takeAgain(ctx context.Context, t *testing.T, build func(j *
 // shares spread onto its instances once more, and every record is
 // counted once.
 func TestRejoinWithSources(t *testing.T) {
-	in := wordsInput(20000)
+	in := wordsInput(30000)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}

@@ -36,7 +36,11 @@ func (s *splits) listen(rt *runtime.Runtime) {
 		}
 		rt.AddService(fmt.Sprintf("splits-from-%d", p), s.slots.serve(p, func(done <-chan struct{}) error {
 			r := s.net.Receiver(splitsChannel, p)
-			s.joined(p, false) // (a process that took p's slot again hears it now)
+			// What a process that joined, or took p's slot again, did not
+			// hear: the notes filed so far, and whether this process's
+			// readers have all ended (after them).
+			s.resend(p)
+			s.joined(p, false)
 			for {
 				msg, err := r.Recv()
 				if err != nil {
@@ -118,6 +122,34 @@ func (s *splits) closeTo(p int) error {
 	}
 	snd := s.net.Sender(splitsChannel, p)
 	return snd.Send(append(snd.Buffer(), msgSplitClose))
+}
+
+// resend sends process p, which joined the job (or took its slot again),
+// every note filed here so far: a reader that ended before p joined told
+// only the processes present then, and p's readers wait for the notes of
+// the shares they take over (repeats change nothing).
+func (s *splits) resend(p int) {
+	s.box.mu.Lock()
+	keys := make([]noteKey, 0, len(s.box.notes))
+	notes := make([]shareNote, 0, len(s.box.notes))
+	for k, n := range s.box.notes {
+		keys, notes = append(keys, k), append(notes, n)
+	}
+	s.box.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
+	s.sendMu[p].Lock()
+	defer s.sendMu[p].Unlock()
+	if s.gone[p] || !s.reach(p) {
+		return
+	}
+	snd := s.net.Sender(splitsChannel, p)
+	for i, k := range keys {
+		if snd.Send(appendNote(snd.Buffer(), k, notes[i])) != nil {
+			return // the network failed or closed, and says why
+		}
+	}
 }
 
 // joined tells process p, which joined the job, that this process files
