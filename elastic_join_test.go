@@ -20,6 +20,9 @@ type elasticRun struct {
 	jobs  []*weir.Job
 	errs  []error
 	wg    sync.WaitGroup
+	// ran holds, per slot, a channel closed once its last process's Run
+	// returned.
+	ran map[int]chan struct{}
 }
 
 // start runs process p of the job that build makes, with opts.
@@ -31,10 +34,16 @@ func (r *elasticRun) start(ctx context.Context, t *testing.T, p int, build func(
 	}
 	r.jobs[p] = weir.NewJob("join", append(opts, weir.WithNetwork(nw))...)
 	build(r.jobs[p])
+	if r.ran == nil {
+		r.ran = map[int]chan struct{}{}
+	}
+	ran, job := make(chan struct{}), r.jobs[p]
+	r.ran[p] = ran
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		r.errs[p] = r.jobs[p].Run(ctx)
+		defer close(ran)
+		r.errs[p] = job.Run(ctx)
 	}()
 }
 
@@ -86,24 +95,10 @@ func TestJoinProcess(t *testing.T) {
 			r.start(ctx, t, 2, func(j *weir.Job) { rescaleOpsAt(j, in, 2500, nil) }, append(opts, weir.JoinCluster())...)
 			if c.leave {
 				// Once the joiner holds key groups, it leaves again.
-				for ctx.Err() == nil {
-					_, a := r.jobs[0].MovedBytes()
-					_, b := r.jobs[1].MovedBytes()
-					if a+b > 0 {
-						break
-					}
+				for r.movedOut() == 0 && ctx.Err() == nil {
 					time.Sleep(2 * time.Millisecond)
 				}
-				var err error
-				for range 200 {
-					if _, err = r.jobs[1].Leave(2); err == nil || !strings.Contains(err.Error(), "under way") {
-						break
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-				if err != nil {
-					t.Fatalf("Leave(2) after it joined: %v", err)
-				}
+				r.leaveAgain(t, 1, 2)
 			}
 			r.wait(t)
 			if m, ok := r.jobs[0].LastJoin(); !ok || m.Join == 0 || m.Moves == 0 || c.strat == weir.AllAtOnce && m.Steps != 1 || c.strat == weir.Fluid && m.Steps != m.Moves {

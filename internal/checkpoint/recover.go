@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // list returns the numbers of the checkpoint directories, ascending.
@@ -173,7 +174,7 @@ func (s *Store) remove(n uint64) error {
 	if err := s.fs.SyncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("checkpoint: remove checkpoint %d: %w", n, err)
 	}
-	if err := s.fs.RemoveAll(dir); err != nil {
+	if err := s.removeAll(dir); err != nil {
 		return fmt.Errorf("checkpoint: remove checkpoint %d: %w", n, err)
 	}
 	if err := s.fs.SyncDir(s.dir); err != nil {
@@ -181,6 +182,25 @@ func (s *Store) remove(n uint64) error {
 	}
 	s.log.Debug("checkpoint: removed", "checkpoint", n, "dir", dir)
 	return nil
+}
+
+// removeAll removes dir and what it holds. Another process may write
+// into it meanwhile (process 0 an empty part for a process that left,
+// say), which makes the removal find the directory not empty: it tries
+// again, a few times.
+func (s *Store) removeAll(dir string) error {
+	var err error
+	for range 5 {
+		if err = s.fs.RemoveAll(dir); err == nil || !notEmpty(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// notEmpty says whether err is a removal's "directory not empty".
+func notEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || strings.Contains(err.Error(), "directory not empty")
 }
 
 // removeTemps deletes temporary files left in checkpoint n's directory by

@@ -291,3 +291,22 @@ func TestPruneRace(t *testing.T) {
 		}
 	})
 }
+
+// A prune whose removal of a checkpoint's directory finds it not empty
+// (another process wrote into it meanwhile) tries again rather than fail.
+func TestPruneRetriesNotEmpty(t *testing.T) {
+	m := MemFS()
+	e := newEnv(t, m, "/ckp", m)
+	for n := uint64(1); n <= 3; n++ {
+		e.write(t, n, 2)
+	}
+	// The second removal is the first checkpoint's RemoveAll (its
+	// manifest goes first).
+	m.Fail(OpRemove, 2, &fs.PathError{Op: "remove", Path: "/ckp", Err: errors.New("directory not empty")})
+	if err := e.s.Prune(1); err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	if ns, _ := e.s.list(); !slices.Equal(ns, []uint64{3}) {
+		t.Fatalf("after Prune(1): %v, want [3]", ns)
+	}
+}

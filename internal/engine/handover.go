@@ -90,8 +90,9 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slot
 		if p == pl.self {
 			continue
 		}
-		r := net.Receiver(handoverChannel, p)
-		rt.AddService(fmt.Sprintf("handover-from-%d", p), gated(slots.joined(p), func(done <-chan struct{}) error {
+		rt.AddService(fmt.Sprintf("handover-from-%d", p), slots.serve(p, func(done <-chan struct{}) error {
+			r := net.Receiver(handoverChannel, p)
+			h.joined(p, false) // (a process that took p's slot again hears it now)
 			for {
 				msg, err := r.Recv()
 				if err != nil {
@@ -142,9 +143,38 @@ func (h *handovers) close() error {
 
 // joined tells process p, which joined the job, that this process hands
 // it nothing, if its keyed instances have all ended (or it has none).
-func (h *handovers) joined(p int) {
+// For a process that took p's slot again, it forgets what it told the
+// one before; the handover service tells it once the network reaches
+// it.
+func (h *handovers) joined(p int, again bool) {
+	if h.net == nil || p == h.pl.self {
+		return
+	}
+	if again {
+		h.closeMu.Lock()
+		if _, ok := h.closes[p]; ok {
+			delete(h.closes, p)
+			h.closing.Add(-1)
+		}
+		h.closeMu.Unlock()
+		h.mu[p].Lock()
+		h.gone[p] = false
+		h.mu[p].Unlock()
+		return
+	}
 	if h.live.Load() == 0 {
 		h.closeTo(p)
+	}
+}
+
+// reach waits until the network reaches the newest process of slot p
+// known here (it may have taken the slot again).
+func (h *handovers) reach(p int) error {
+	select {
+	case <-h.slots.current(p):
+		return nil
+	case <-h.done:
+		return errors.New("weir: stopped")
 	}
 }
 
@@ -157,6 +187,9 @@ func (h *handovers) closeTo(p int) {
 	h.mu[p].Lock()
 	defer h.mu[p].Unlock()
 	if h.gone[p] {
+		return
+	}
+	if h.reach(p) != nil {
 		return
 	}
 	h.gone[p] = true
@@ -179,6 +212,9 @@ func (h *handovers) send(k parcelKey, blobs []parcelBlob) error {
 	}
 	h.mu[p].Lock()
 	defer h.mu[p].Unlock()
+	if err := h.reach(p); err != nil {
+		return err
+	}
 	if _, err := ship(h.net.Sender(handoverChannel, p), k, blobs); err != nil {
 		return fmt.Errorf("weir: %s#%d: handing key groups to instance %d on process %d: %w", k.task, k.from, k.to, p, err)
 	}

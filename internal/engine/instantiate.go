@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/weirstream/weir/internal/dataflow"
@@ -169,8 +170,11 @@ func (w *wiring) connect() error {
 				from := fmt.Sprintf("%s#%d from process %d", w.j.Nodes[e.To].Name, r, proc)
 				pm := w.rt.NewMeter(fmt.Sprintf("%s from process %d", w.chain(e.To), proc), r)
 				recv := w.rt.Meter(w.runName(e.To), r).M
-				pump := exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)
-				w.rt.AddService(from, gated(w.j.slots.joined(proc), pump))
+				// A pump for each process of the slot in turn (one that
+				// left ends with its final marker).
+				w.rt.AddService(from, w.j.slots.serve(proc, func(done <-chan struct{}) error {
+					return exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)(done)
+				}))
 			}
 		}
 	}
@@ -229,8 +233,18 @@ func (w *wiring) outlet(ei, s, r int) (runtime.Outlet, error) {
 		return runtime.Outlet{}, err
 	}
 	to := w.pl.proc(r, w.par[e.To])
+	slots, net, done := w.j.slots, w.net, w.rt.Done()
 	o := runtime.RemoteOutlet(&exchange.RemoteOutlet{W: wire, S: w.net.Sender(ch, to), Name: w.j.Nodes[e.To].Name,
-		Bytes: &w.j.wireBytes, M: m, Ch: ch}).Until(w.rt.Retirement(w.runName(e.To), r))
+		Bytes: &w.j.wireBytes, M: m, Ch: ch, Renew: func() (transport.Sender, error) {
+			// The receiver's slot was taken again: the network's channel
+			// to its new process, once it reaches it.
+			select {
+			case <-slots.current(to):
+			case <-done:
+				return nil, errors.New("weir: stopped")
+			}
+			return net.Sender(ch, to), nil
+		}}).Until(w.rt.Retirement(w.runName(e.To), r))
 	return w.withKeys(o.From(m), ei, s), nil
 }
 

@@ -393,17 +393,14 @@ func (j *Job) PartitionStats() []dataflow.PartitionStats {
 // admission of processes that join (process 0 of an elastic job), and
 // the channels that ask this process to leave or the job to stop.
 func (j *Job) startControls(rt *runtime.Runtime, net transport.Network) {
-	if el, ok := net.(transport.Elastic); ok && j.slots != nil && j.Process() == 0 {
-		j.admitJoins(rt, el)
+	if el, ok := net.(transport.Elastic); ok && j.slots != nil {
+		j.watchSlots(rt, el)
 	}
 	if c := j.Cfg.LeaveOn; c != nil {
 		rt.AddService("leave-on", func(done <-chan struct{}) error {
 			select {
 			case <-c:
-				if _, err := j.Leave(j.Process(), Rescale{}); err != nil {
-					j.Logger().Warn("weir: this process cannot leave the job; stopping the job instead", "process", j.Process(), "reason", err)
-					j.Stop()
-				}
+				j.leaveSoon(done)
 			case <-done:
 			}
 			return nil
@@ -418,6 +415,28 @@ func (j *Job) startControls(rt *runtime.Runtime, net transport.Network) {
 			}
 			return nil
 		})
+	}
+}
+
+// leaveSoon makes this process leave the job, once the reconfiguration
+// under way (a join's, say) is over; a leave that cannot be stops the
+// job instead.
+func (j *Job) leaveSoon(done <-chan struct{}) {
+	for {
+		_, err := j.Leave(j.Process(), Rescale{})
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, errBusy) {
+			j.Logger().Warn("weir: this process cannot leave the job; stopping the job instead", "process", j.Process(), "reason", err)
+			j.Stop()
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
 

@@ -37,18 +37,23 @@ const joinPrefix = "join/"
 // (its message continues with the one under way).
 var errBusy = errors.New("weir: rescale")
 
-// admitJoins, on process 0 of an elastic job, lets in each process that
-// joins: when the mesh reports it, the join is planned and announced,
+// watchSlots follows the slots of an elastic job as the network reports
+// them: a slot whose process left (the gates of the next process to take
+// it wait for that), and, on process 0, each process that joins, which it
+// lets in: when the mesh reports it, the join is planned and announced,
 // and the joiner is sent its bootstrap (or why it cannot join).
-func (j *Job) admitJoins(rt *runtime.Runtime, el transport.Elastic) {
-	rt.AddService("admit-joins", func(done <-chan struct{}) error {
+func (j *Job) watchSlots(rt *runtime.Runtime, el transport.Elastic) {
+	rt.AddService("watch-slots", func(done <-chan struct{}) error {
 		for {
 			select {
 			case ev, ok := <-el.Events():
 				if !ok {
 					return nil
 				}
-				if ev.Kind == transport.Joined && !j.slots.present(ev.Slot) {
+				switch {
+				case ev.Kind == transport.Left:
+					j.slots.leftNet(ev.Slot)
+				case ev.Kind == transport.Joined && j.Process() == 0 && j.takeable(ev.Slot):
 					j.admit(ev.Slot, el, done)
 				}
 			case <-done:
@@ -56,6 +61,17 @@ func (j *Job) admitJoins(rt *runtime.Runtime, el transport.Elastic) {
 			}
 		}
 	})
+}
+
+// takeable says whether a process may join in slot p: it has none, or
+// the one it had has left.
+func (j *Job) takeable(p int) bool {
+	if !j.slots.present(p) {
+		return true
+	}
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	return j.rescale.leave.from[p] > 0
 }
 
 // admit lets process p in, retrying while a reconfiguration is under
@@ -159,12 +175,9 @@ func (j *Job) planJoin(p int) ([]byte, Migration, error) {
 // canJoin refuses a join of process p that cannot be carried out. It
 // holds j.rescale.mu.
 func (j *Job) canJoin(p int) error {
-	l := &j.rescale.leave
 	switch {
 	case j.slots == nil:
 		return errors.New("weir: join: the job is not elastic")
-	case l.from[p] > 0:
-		return fmt.Errorf("weir: join: slot %d was left at epoch %d; a process may take only a slot that was never taken", p, l.from[p])
 	case len(j.rescale.unmovable) > 0:
 		return fmt.Errorf("weir: join: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
@@ -191,6 +204,9 @@ func joinedReaders(cur *partition.Table, par int, joining func(int) bool) []int 
 }
 
 // applyJoin puts in force a peer's announcement that process p joins.
+// An announcement older than what this process knows of the slot (a
+// join before its last leave, or before its newest join) changes
+// nothing.
 func (j *Job) applyJoin(op string, t *partition.Table) (bool, error) {
 	ps, ok := strings.CutPrefix(op, joinPrefix)
 	if !ok {
@@ -200,13 +216,15 @@ func (j *Job) applyJoin(op string, t *partition.Table) (bool, error) {
 	if err != nil || p < 0 || p >= j.Processes() || j.slots == nil {
 		return true, fmt.Errorf("a join of an unknown process %q", ps)
 	}
-	if at := j.slots.from(p); at == t.From {
-		return true, nil // heard already
-	} else if at != notYet {
-		return true, fmt.Errorf("process %d takes part from epoch %d, and from %d", p, at, t.From)
-	}
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
+	at, left := j.slots.from(p), j.rescale.leave.from[p]
+	switch {
+	case at == t.From || at != notYet && t.From < at || left > 0 && t.From < left:
+		return true, nil // heard already, or stale
+	case at != notYet && left == 0:
+		return true, fmt.Errorf("process %d takes part from epoch %d, and from %d", p, at, t.From)
+	}
 	if err := j.canRetire(t.From); err != nil {
 		return true, fmt.Errorf("a process joins: %w", err)
 	}
@@ -216,12 +234,16 @@ func (j *Job) applyJoin(op string, t *partition.Table) (bool, error) {
 
 // joined makes process p take part from epoch at, here: its instances,
 // the summaries, the handovers, the source notes and the checkpoints
-// count it from then on. It holds j.rescale.mu.
+// count it from then on. A slot that was left is taken again: what this
+// process keeps of its last process (its leave, its instances'
+// retirements, the closes sent to it) is undone. It holds j.rescale.mu.
 func (j *Job) joined(p int, at uint64) {
-	if !j.slots.set(p, at) {
+	l := &j.rescale.leave
+	again := l.from[p] > 0 && j.slots.present(p)
+	if again && !j.slots.rejoin(p, at) || !again && !j.slots.set(p, at) {
 		return
 	}
-	l := &j.rescale.leave
+	delete(l.from, p)
 	for _, t := range l.tasks {
 		for inst := range t.par {
 			if l.pl.proc(inst, t.par) == p {
@@ -232,14 +254,18 @@ func (j *Job) joined(p int, at uint64) {
 	j.mu.Lock()
 	x, h, sp, c := j.summaries, j.handovers, j.splits, j.coord
 	j.mu.Unlock()
-	if x != nil {
+	switch {
+	case x == nil:
+	case again:
+		x.Rejoin(p, j.slots.current(p))
+	default:
 		x.Join(p)
 	}
 	if h != nil {
-		h.joined(p)
+		h.joined(p, again)
 	}
 	if sp != nil {
-		sp.joined(p)
+		sp.joined(p, again)
 	}
 	if c != nil {
 		c.joins(p, at)

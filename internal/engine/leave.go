@@ -272,8 +272,8 @@ func (j *Job) applyLeave(op string, t *partition.Table) (bool, error) {
 	}
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
-	if at := j.rescale.leave.from[p]; at == t.From {
-		return true, nil // heard already
+	if at := j.rescale.leave.from[p]; at == t.From || j.slots.from(p) >= t.From {
+		return true, nil // heard already, or the leave of a process before the slot's newest
 	} else if at > 0 {
 		return true, fmt.Errorf("process %d leaves from epoch %d, and from %d", p, at, t.From)
 	}
@@ -313,6 +313,21 @@ func (c *coordinator) joins(p int, at uint64) {
 	c.absent[p] = at
 }
 
+// outOf returns the processes that left or were absent. It holds
+// c.leftMu.
+func (c *coordinator) outOf() []int {
+	var out []int
+	for p := range c.gone {
+		out = append(out, p)
+	}
+	for p := range c.absent {
+		if _, ok := c.gone[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // writeLeft writes, on process 0, the parts of the processes that have
 // left the job for the checkpoint of part: empty, since they hold
 // nothing from the epoch they left on (their key groups moved, their
@@ -324,14 +339,24 @@ func (c *coordinator) writeLeft(part checkpoint.Part) error {
 	}
 	c.leftMu.Lock()
 	var gone []int
-	for p, at := range c.gone {
-		if at <= part.Checkpoint {
-			gone = append(gone, p)
-		}
-	}
-	for p, at := range c.absent {
-		if part.Checkpoint < at {
-			gone = append(gone, p)
+	for _, p := range c.outOf() {
+		// Absent until it joins (absent), gone once it left (gone); a slot
+		// taken again after its leave is gone from the leave to the join.
+		left, gone1 := c.gone[p]
+		join, absent1 := c.absent[p]
+		switch {
+		case gone1 && absent1 && join > left:
+			if left <= part.Checkpoint && part.Checkpoint < join {
+				gone = append(gone, p)
+			}
+		case gone1:
+			if left <= part.Checkpoint {
+				gone = append(gone, p)
+			}
+		case absent1:
+			if part.Checkpoint < join {
+				gone = append(gone, p)
+			}
 		}
 	}
 	c.leftMu.Unlock()

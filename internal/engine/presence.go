@@ -18,8 +18,15 @@ import (
 // presence says every slot is present).
 type presence struct {
 	mu   sync.Mutex
-	join []uint64        // per slot: the first epoch it takes part in; absent while notYet
-	gate []chan struct{} // per slot: closed once its first epoch is known
+	join []uint64 // per slot: the first epoch it takes part in; absent while notYet
+	// Per slot: the processes of it this one knows of (a slot left may
+	// be taken again), the Left events the network reported here, and
+	// one gate per process of it, closed once its join epoch is known and
+	// the network has seen the ones before it leave (so that a channel
+	// asked for then reaches it, not its predecessor).
+	known []int
+	left  []int
+	gates [][]chan struct{}
 }
 
 // notYet is the join epoch of a slot whose process has not joined.
@@ -28,12 +35,11 @@ const notYet = math.MaxUint64
 // newPresence returns the presence of slots, of which those for which
 // first returns notYet are absent.
 func newPresence(slots int, first func(slot int) uint64) *presence {
-	p := &presence{join: make([]uint64, slots), gate: make([]chan struct{}, slots)}
+	p := &presence{join: make([]uint64, slots), known: make([]int, slots), left: make([]int, slots), gates: make([][]chan struct{}, slots)}
 	for s := range slots {
 		p.join[s] = first(s)
-		p.gate[s] = make(chan struct{})
 		if p.join[s] != notYet {
-			close(p.gate[s])
+			p.known[s] = 1
 		}
 	}
 	return p
@@ -55,11 +61,45 @@ func (p *presence) from(s int) uint64 {
 }
 
 // joined returns a channel closed once slot s has a process.
-func (p *presence) joined(s int) <-chan struct{} {
+func (p *presence) joined(s int) <-chan struct{} { return p.gate(s, 0) }
+
+// gate returns a channel closed once the k-th process of slot s (from 0,
+// as this process counts them) has joined and the network reaches it.
+func (p *presence) gate(s, k int) <-chan struct{} {
 	if p == nil {
 		return closed
 	}
-	return p.gate[s]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.gates[s]) <= k {
+		p.gates[s] = append(p.gates[s], make(chan struct{}))
+	}
+	p.open(s)
+	return p.gates[s][k]
+}
+
+// current returns the gate of the newest process of slot s known here.
+func (p *presence) current(s int) <-chan struct{} {
+	if p == nil {
+		return closed
+	}
+	p.mu.Lock()
+	k := max(p.known[s]-1, 0)
+	p.mu.Unlock()
+	return p.gate(s, k)
+}
+
+// open closes the gates of slot s that may open. It holds p.mu.
+func (p *presence) open(s int) {
+	for k, g := range p.gates[s] {
+		if k < p.known[s] && k <= p.left[s] {
+			select {
+			case <-g:
+			default:
+				close(g)
+			}
+		}
+	}
 }
 
 var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -73,8 +113,56 @@ func (p *presence) set(s int, e uint64) bool {
 		return false
 	}
 	p.join[s] = e
-	close(p.gate[s])
+	p.known[s]++
+	p.open(s)
 	return true
+}
+
+// rejoin records that a new process takes slot s, which was left, from
+// epoch e; it reports whether this is news.
+func (p *presence) rejoin(s int, e uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.join[s] >= e {
+		return false
+	}
+	p.join[s] = e
+	p.known[s]++
+	p.open(s)
+	return true
+}
+
+// leftNet records that the network reported the process of slot s
+// gone (it left in order).
+func (p *presence) leftNet(s int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.left[s]++
+	p.open(s)
+}
+
+// serve runs a service for each process of slot s in turn: run for the
+// first once it joined, then, once run returns (that process is done),
+// for the next to take the slot, until the run ends.
+func (p *presence) serve(s int, run func(done <-chan struct{}) error) func(done <-chan struct{}) error {
+	if p == nil {
+		return run
+	}
+	return func(done <-chan struct{}) error {
+		for k := 0; ; k++ {
+			select {
+			case <-p.gate(s, k):
+			case <-done:
+				return nil
+			}
+			if err := run(done); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // absent returns the slots without a process.
@@ -91,19 +179,6 @@ func (p *presence) absent() []int {
 		}
 	}
 	return out
-}
-
-// gated runs a service once gate closes (the peer it serves joined the
-// job), or returns at once if the run ends first.
-func gated(gate <-chan struct{}, run func(done <-chan struct{}) error) func(done <-chan struct{}) error {
-	return func(done <-chan struct{}) error {
-		select {
-		case <-gate:
-		case <-done:
-			return nil
-		}
-		return run(done)
-	}
 }
 
 // elasticSources refuses, in an elastic job, a source whose shares

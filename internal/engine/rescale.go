@@ -378,11 +378,23 @@ func (j *Job) applyReconfig(rc migrate.Reconfig) error {
 	if !known {
 		return fmt.Errorf("no keyed operators of %d instances", p)
 	}
+	if j.beforeBoot(rc.Table) {
+		return nil
+	}
 	err = s.Add(rc.Table)
 	if errors.Is(err, routing.ErrTooLate) {
 		return fmt.Errorf("%w (the announcement came too late: a longer epoch interval or a quieter network gives it more time)", err)
 	}
 	return err
+}
+
+// beforeBoot says whether t, a table a peer announced, took force before
+// the epoch this process joined the job at: the bootstrap it started from
+// holds what was in force then, and the peer's announcement is older (a
+// leave's steps, announced by a process that lags, say); adding it would
+// put a superseded table back in force here.
+func (j *Job) beforeBoot(t *partition.Table) bool {
+	return j.boot != nil && t.From < j.boot.at
 }
 
 // failRun stops the run with err.

@@ -62,7 +62,7 @@ func (j *Job) restoredShares() (map[string]*routing.Schedule, error) {
 	if j.boot != nil {
 		// A process that joined starts from what process 0 sent.
 		for name, ts := range j.boot.shares {
-			s, err := routing.RestoreShares(ts)
+			s, err := routing.JoinShares(ts)
 			if err != nil {
 				return nil, fmt.Errorf("weir: joining the job: the shares of source %s: %w", name, err)
 			}

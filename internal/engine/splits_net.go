@@ -34,8 +34,13 @@ func (s *splits) listen(rt *runtime.Runtime) {
 		if p == s.pl.self {
 			continue
 		}
-		r := s.net.Receiver(splitsChannel, p)
-		rt.AddService(fmt.Sprintf("splits-from-%d", p), gated(s.slots.joined(p), func(done <-chan struct{}) error {
+		rt.AddService(fmt.Sprintf("splits-from-%d", p), s.slots.serve(p, func(done <-chan struct{}) error {
+			r := s.net.Receiver(splitsChannel, p)
+			// What a process that joined, or took p's slot again, did not
+			// hear: the notes filed so far, and whether this process's
+			// readers have all ended (after them).
+			s.resend(p)
+			s.joined(p, false)
 			for {
 				msg, err := r.Recv()
 				if err != nil {
@@ -68,7 +73,7 @@ func (s *splits) broadcast(k noteKey, n shareNote) {
 			continue
 		}
 		s.sendMu[p].Lock()
-		if !s.gone[p] {
+		if !s.gone[p] && s.reach(p) {
 			snd := s.net.Sender(splitsChannel, p)
 			// An error means the network failed or closed, and says why.
 			_ = snd.Send(appendNote(snd.Buffer(), k, n))
@@ -86,7 +91,7 @@ func (s *splits) leaves(p int) {
 	}
 	s.sendMu[p].Lock()
 	defer s.sendMu[p].Unlock()
-	if s.gone[p] {
+	if s.gone[p] || !s.reach(p) {
 		return
 	}
 	s.gone[p] = true
@@ -112,18 +117,68 @@ func (s *splits) ended() error {
 func (s *splits) closeTo(p int) error {
 	s.sendMu[p].Lock()
 	defer s.sendMu[p].Unlock()
-	if s.gone[p] {
+	if s.gone[p] || !s.reach(p) {
 		return nil
 	}
 	snd := s.net.Sender(splitsChannel, p)
 	return snd.Send(append(snd.Buffer(), msgSplitClose))
 }
 
+// resend sends process p, which joined the job (or took its slot again),
+// every note filed here so far: a reader that ended before p joined told
+// only the processes present then, and p's readers wait for the notes of
+// the shares they take over (repeats change nothing).
+func (s *splits) resend(p int) {
+	s.box.mu.Lock()
+	keys := make([]noteKey, 0, len(s.box.notes))
+	notes := make([]shareNote, 0, len(s.box.notes))
+	for k, n := range s.box.notes {
+		keys, notes = append(keys, k), append(notes, n)
+	}
+	s.box.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
+	s.sendMu[p].Lock()
+	defer s.sendMu[p].Unlock()
+	if s.gone[p] || !s.reach(p) {
+		return
+	}
+	snd := s.net.Sender(splitsChannel, p)
+	for i, k := range keys {
+		if snd.Send(appendNote(snd.Buffer(), k, notes[i])) != nil {
+			return // the network failed or closed, and says why
+		}
+	}
+}
+
 // joined tells process p, which joined the job, that this process files
-// no notes, if its movable source instances have all ended.
-func (s *splits) joined(p int) {
-	if s.net != nil && len(s.sources) > 0 && s.live.Load() == 0 {
+// no notes, if its movable source instances have all ended. For a
+// process that took p's slot again, it forgets that it told the one
+// before so; the notes service tells it once the network reaches it.
+func (s *splits) joined(p int, again bool) {
+	if s.net == nil || p == s.pl.self {
+		return
+	}
+	if again {
+		s.sendMu[p].Lock()
+		delete(s.gone, p)
+		s.sendMu[p].Unlock()
+		return
+	}
+	if len(s.sources) > 0 && s.live.Load() == 0 {
 		_ = s.closeTo(p)
+	}
+}
+
+// reach waits until the network reaches the newest process of slot p
+// known here (it may have taken the slot again); false: the run ended.
+func (s *splits) reach(p int) bool {
+	select {
+	case <-s.slots.current(p):
+		return true
+	case <-s.done:
+		return false
 	}
 }
 

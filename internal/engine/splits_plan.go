@@ -150,6 +150,9 @@ func (j *Job) applyShares(name string, t *partition.Table) error {
 	if err := checkShares(t); err != nil {
 		return fmt.Errorf("source %s: %w", name, err)
 	}
+	if j.beforeBoot(t) {
+		return nil
+	}
 	err := src.sched.Add(t)
 	if errors.Is(err, routing.ErrTooLate) {
 		return fmt.Errorf("source %s: %w (the announcement came too late: a longer epoch interval or a quieter network gives it more time)", name, err)

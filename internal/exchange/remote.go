@@ -32,7 +32,23 @@ type RemoteOutlet struct {
 	Bytes *atomic.Int64 // the job's bytes sent, frame headers included
 	M     *runtime.Meter
 	Ch    uint32
+	// Renew, if set, returns the channel to the receiver's process anew
+	// (runtime.Rejoiner): a new process took the receiver's slot.
+	Renew func() (transport.Sender, error)
 	seq   uint64
+}
+
+// Rejoin asks Renew for the channel to the receiver's new process.
+func (o *RemoteOutlet) Rejoin() error {
+	if o.Renew == nil {
+		return nil
+	}
+	s, err := o.Renew()
+	if err != nil {
+		return err
+	}
+	o.S = s
+	return nil
 }
 
 // TraceChannel is the trace identity of transport channel ch: the same

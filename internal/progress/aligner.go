@@ -12,6 +12,9 @@ type Aligner struct {
 	live    int         // senders not final
 	lastWm  Watermark
 	done    bool
+	// back holds, per sender, the epoch it takes part again from after
+	// its final marker (JoinAfter), or 0.
+	back []Epoch
 }
 
 // NewAligner returns an aligner for n senders, all starting in epoch 0.
@@ -73,7 +76,15 @@ func (a *Aligner) Mark(s int, m Marker) (Marker, bool) {
 	a.cut[s] = m.Cut
 	a.idle[s] = m.Idle && !m.Final
 	a.wm[s] = m.Watermark
-	if m.Final {
+	switch {
+	case m.Final && a.back != nil && a.back[s] > m.Epoch:
+		// It ends here and takes part again from back[s]: it counts as
+		// having ended the epochs before, idle until its next marker.
+		a.next[s], a.idle[s], a.wm[s], a.back[s] = a.back[s], true, NoWatermark, 0
+	case m.Final:
+		if a.back != nil {
+			a.back[s] = 0
+		}
 		a.final[s] = true
 		a.wm[s] = MaxWatermark
 		a.live--
@@ -95,7 +106,11 @@ func (a *Aligner) Absent(s int) {
 	}
 }
 
-// Join makes absent sender s take part from epoch e: the aligner waits
+// Final says whether sender s is final: it sent its final marker, or is
+// absent.
+func (a *Aligner) Final(s int) bool { return a.final[s] }
+
+// Join makes absent (or final) sender s take part from epoch e: the aligner waits
 // for its marker that ends epoch e (it may end earlier ones too), and it
 // is idle until its first marker, so it holds back no watermark before.
 // It reports false, changing nothing, if e has begun here already
@@ -106,6 +121,22 @@ func (a *Aligner) Join(s int, e Epoch) bool {
 	}
 	a.final[s], a.idle[s], a.wm[s], a.next[s] = false, true, NoWatermark, e
 	a.live++
+	return true
+}
+
+// JoinAfter makes live sender s, whose final marker is still to come,
+// take part again from epoch e after it: the aligner then counts it as
+// having ended the epochs before e and waits for its marker that ends e
+// (as Join does for a final one). It reports false, changing nothing,
+// if s is final (use Join) or e is not after the current epoch.
+func (a *Aligner) JoinAfter(s int, e Epoch) bool {
+	if a.final[s] || e <= a.current || a.done {
+		return false
+	}
+	if a.back == nil {
+		a.back = make([]Epoch, len(a.next))
+	}
+	a.back[s] = e
 	return true
 }
 

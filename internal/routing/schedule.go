@@ -61,7 +61,7 @@ func (s *Schedule) At(e uint64) *partition.Table {
 		}
 		return 1
 	})
-	return ts[i-1]
+	return ts[max(i-1, 0)]
 }
 
 // Enter says that a sender starts sending the records of epoch e, and
@@ -204,6 +204,22 @@ func Restore(tables []*partition.Table) (*Schedule, error) {
 // RestoreShares is Restore for a schedule of a source's shares.
 func RestoreShares(tables []*partition.Table) (*Schedule, error) {
 	return restore(tables, NewShares)
+}
+
+// JoinShares is RestoreShares for a process that joins a running job
+// from an epoch on: the first table keeps its From, by which the share
+// notes of the other processes name it (At returns it for the epochs
+// before too).
+func JoinShares(tables []*partition.Table) (*Schedule, error) {
+	s, err := RestoreShares(tables)
+	if err != nil {
+		return nil, err
+	}
+	ts := *s.tables.Load()
+	first := *ts[0]
+	first.From = tables[0].From
+	ts[0] = &first
+	return s, nil
 }
 
 func restore(tables []*partition.Table, mk func(*partition.Table) *Schedule) (*Schedule, error) {

@@ -148,3 +148,27 @@ func TestAddAll(t *testing.T) {
 		}
 	}
 }
+
+// A process that joins a running job at epoch 12 gets the share tables in
+// force from 7 and from 13: its schedule keeps 7, by which the other
+// processes' notes name the first table, and Restore's puts it at 0.
+func TestJoinSharesKeepsFrom(t *testing.T) {
+	seven, _ := partition.NewTable(7, 4, []int{0, 1})
+	thirteen, _ := partition.NewTable(13, 4, []int{0, 1, 2})
+	s, err := JoinShares([]*partition.Table{seven, thirteen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e, want := range map[uint64]uint64{0: 7, 7: 7, 12: 7, 13: 13, 20: 13} {
+		if got := s.At(e).From; got != want {
+			t.Errorf("At(%d) is the table from %d; want %d", e, got, want)
+		}
+	}
+	r, err := RestoreShares([]*partition.Table{seven, thirteen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.At(12).From; got != 0 {
+		t.Errorf("RestoreShares: At(12) is the table from %d; want 0", got)
+	}
+}

@@ -22,7 +22,11 @@
 // An instance of a process that has not joined the job is absent
 // (Retirement.Absent) until its join epoch is set (Retirement.Join):
 // outlets towards it drop markers until the one that ends that epoch, and
-// the inboxes it sends to (SenderFrom) align without it until then.
+// the inboxes it sends to (SenderFrom) align without it until then. An
+// instance that retired takes part again when a new process takes its
+// slot (Retirement.Join with a later epoch): receivers take it back from
+// then, once its final marker came, and remote outlets find it anew
+// (Rejoiner) before they send it anything of that epoch.
 //
 // Every task instance has a Meter: its metrics.Instance counters (records,
 // bytes, busy, idle and backpressured time, read once per batch, marker or

@@ -73,10 +73,13 @@ func (in *Inbox) SenderFrom(port int, x *Retirement) Outlet {
 
 // joins applies to al what the senders' retirements say. At start (seen
 // 0) the senders absent in the first epoch are left out, and those whose
-// join epoch is known are taken back from it; later, each absent sender
-// whose join epoch has become known is. It returns what to pass as seen
-// next: the count of joins set in the runtime, plus one.
-func (in *Inbox) joins(al *progress.Aligner, absent []bool, first uint64, seen uint64) (uint64, error) {
+// join epoch is known are taken back from it; later, each sender whose
+// join epoch has changed is: an absent one that joins, or one that
+// retired and whose slot a new process took again (after its final
+// marker, if that is still to come). at holds, per sender, the join
+// epoch applied (never for one left out). It returns what to pass as
+// seen next: the count of joins set in the runtime, plus one.
+func (in *Inbox) joins(al *progress.Aligner, at []uint64, first uint64, seen uint64) (uint64, error) {
 	now := in.rt.joins.Load() + 1
 	if now == seen {
 		return seen, nil
@@ -85,18 +88,26 @@ func (in *Inbox) joins(al *progress.Aligner, absent []bool, first uint64, seen u
 		if x == nil {
 			continue
 		}
-		if seen == 0 && !x.present(first) {
-			al.Absent(s)
-			// A sender that retired before the first epoch never comes
-			// back; one that has not joined yet may.
-			absent[s] = x.From() > first && x.Joins() > first
-		}
-		if j := x.Joins(); absent[s] && j != never {
-			if !al.Join(s, progress.Epoch(j)) {
-				return now, fmt.Errorf("runtime: task %s: sender %d joins at epoch %d, which has begun here already (epoch %d)", in.name, s, j, al.Current())
+		j := x.Joins()
+		if seen == 0 {
+			at[s] = j
+			if !x.present(first) {
+				al.Absent(s)
+				at[s] = never
+				if x.From() <= first && j <= first {
+					at[s] = j // it retired before the first epoch
+				}
 			}
-			absent[s] = false
 		}
+		if j == never || j == at[s] {
+			continue
+		}
+		// A sender whose final marker is still to come takes part again
+		// after it.
+		if ok := al.Final(s) && al.Join(s, progress.Epoch(j)) || !al.Final(s) && al.JoinAfter(s, progress.Epoch(j)); !ok {
+			return now, fmt.Errorf("runtime: task %s: sender %d joins at epoch %d, which has begun here already (epoch %d)", in.name, s, j, al.Current())
+		}
+		at[s] = j
 	}
 	return now, nil
 }
@@ -121,6 +132,10 @@ type link struct {
 	// the last marker sent to it (-1 before the first).
 	gone   *Retirement
 	marked int64
+	// joinSent is the receiver's join epoch when the outlet last sent it
+	// a marker (a remote receiver's join epoch changes when a new process
+	// takes its slot again).
+	joinSent uint64
 }
 
 // WithKeys returns the outlet with c as the count per key group that
@@ -149,7 +164,7 @@ func (o Outlet) Keys() *metrics.KeyCounter {
 func (o Outlet) From(m *Meter) Outlet {
 	l := &link{m: m, marked: -1}
 	if o.link != nil {
-		l.id, l.gone, l.marked = o.link.id, o.link.gone, o.link.marked
+		l.id, l.gone, l.marked, l.joinSent = o.link.id, o.link.gone, o.link.marked, o.link.joinSent
 	}
 	o.link = l
 	return o
@@ -161,6 +176,21 @@ func (o Outlet) From(m *Meter) Outlet {
 type Remote interface {
 	Send(batch any) error
 	Mark(m progress.Marker) error
+}
+
+// Rejoiner is a Remote that can find its receiver's process anew: the
+// process it ran in left, and another took the slot again.
+type Rejoiner interface {
+	Rejoin() error
+}
+
+// rejoin has a remote outlet find its receiver anew before it sends it
+// the first of epoch e, if e is the first since a new join epoch.
+func (o Outlet) rejoin(e uint64) error {
+	if rj, ok := o.remote.(Rejoiner); ok && o.link.renews(e) {
+		return rj.Rejoin()
+	}
+	return nil
 }
 
 // RemoteOutlet returns an outlet that sends through r.
@@ -176,6 +206,11 @@ func (o Outlet) Send(batch any) error {
 		o.link.m.M.AddOut(Records(batch))
 	}
 	if o.remote != nil {
+		if o.link != nil {
+			if err := o.rejoin(uint64(o.link.marked + 1)); err != nil {
+				return err
+			}
+		}
 		return o.remote.Send(batch)
 	}
 	return o.send(Message{Batch: batch})
@@ -187,6 +222,9 @@ func (o Outlet) Mark(m progress.Marker) error {
 		return nil
 	}
 	if o.remote != nil {
+		if err := o.rejoin(uint64(m.Epoch)); err != nil {
+			return err
+		}
 		return o.remote.Mark(m)
 	}
 	return o.send(Message{Marker: m})

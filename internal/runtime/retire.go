@@ -55,9 +55,16 @@ func (r *Retirement) Absent() {
 }
 
 // Join makes an absent instance take part from epoch e on. It must be set
-// before the instance's senders and receivers pass epoch e-1.
+// before the instance's senders and receivers pass epoch e-1. An
+// instance that retired before e takes part again from e (its process
+// left, and a new one took its slot): its retirement is undone.
 func (r *Retirement) Join(e uint64) {
+	// The join epoch first: an outlet that reads the retirement between
+	// the two stores still drops the markers before e.
 	r.join.Store(e)
+	if f := r.from.Load(); f != never && f <= e {
+		r.from.Store(never)
+	}
 	r.once.Do(func() { close(r.joined) })
 	if r.joins != nil {
 		r.joins.Add(1)
@@ -124,6 +131,22 @@ func (o Outlet) Until(x *Retirement) Outlet {
 	l.gone, l.marked = x, -1
 	o.link = l
 	return o
+}
+
+// renews says whether what goes to the receiver in epoch e (a record, or
+// a marker that ends e) is the first since a join epoch of it that the
+// outlet has not sent to yet: the first to the process that took the
+// receiver's slot again.
+func (l *link) renews(e uint64) bool {
+	if l == nil || l.gone == nil {
+		return false
+	}
+	j := l.gone.Joins()
+	if j == l.joinSent || e < j {
+		return false
+	}
+	l.joinSent = j
+	return true
 }
 
 // dropMark says whether marker m goes to a receiver that takes no part:

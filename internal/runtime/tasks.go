@@ -139,14 +139,14 @@ func (r *Runtime) runTask(t *taskSpec) error {
 	m.Open()
 	defer m.Close()
 	al := progress.NewAligner(n)
-	absent := make([]bool, n)
-	seen, err := in.joins(al, absent, uint64(r.cfg.FirstEpoch), 0)
+	at := make([]uint64, n)
+	seen, err := in.joins(al, at, uint64(r.cfg.FirstEpoch), 0)
 	if err != nil {
 		return err
 	}
 	mark := func(s int, mk progress.Marker) error {
 		// Senders that join take part before anything completes.
-		if seen, err = in.joins(al, absent, uint64(r.cfg.FirstEpoch), seen); err != nil {
+		if seen, err = in.joins(al, at, uint64(r.cfg.FirstEpoch), seen); err != nil {
 			return err
 		}
 		out, ok := al.Mark(s, mk)

@@ -10,6 +10,9 @@ type Board struct {
 	have   []bool
 	final  []bool
 	gone   []bool
+	// prior sums the counters of the processes that left each slot
+	// before the one in it now.
+	prior []map[string]int64
 }
 
 // NewBoard returns an empty board for procs processes.
@@ -49,6 +52,23 @@ func (b *Board) Back(p int) {
 	b.gone[p] = false
 }
 
+// Renew forgets process p, which left: a new process in its slot posts
+// its messages from the first again. Its counters stay in the totals.
+func (b *Board) Renew(p int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.prior == nil {
+		b.prior = make([]map[string]int64, len(b.latest))
+	}
+	if b.prior[p] == nil {
+		b.prior[p] = map[string]int64{}
+	}
+	for _, c := range b.latest[p].Counts {
+		b.prior[p][c.Name] += c.Value
+	}
+	b.latest[p], b.have[p], b.final[p], b.gone[p] = Message{}, false, false, false
+}
+
 // Settled reports whether every process but self has sent its final
 // message or is gone.
 func (b *Board) Settled(self int) bool {
@@ -80,6 +100,11 @@ func (b *Board) Totals(self int, own []Count) (totals map[string]int64, missing 
 		}
 		for _, c := range counts {
 			totals[c.Name] += c.Value
+		}
+	}
+	for _, m := range b.prior {
+		for name, v := range m {
+			totals[name] += v
 		}
 	}
 	return totals, missing

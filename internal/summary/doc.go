@@ -10,5 +10,6 @@
 // Message and its encoding, and Board (the newest message of every
 // process, and their sums) are pure. Exchange does the I/O over a
 // transport.Network: one goroutine sends on a timer, one per peer
-// receives.
+// receives, from each process that takes the peer's slot in turn
+// (Rejoin: an elastic job's slot taken again after its process left).
 package summary

@@ -22,6 +22,11 @@ type Exchange struct {
 	// absent marks the processes that have not joined the job (an
 	// elastic one): nothing is sent to them, and nothing awaited.
 	absent []atomic.Bool
+	// back holds, per process whose slot a new process took again, a
+	// channel closed once the network reaches the new process; renew
+	// marks the sender to ask the network for anew.
+	back  []chan (<-chan struct{})
+	renew []atomic.Pointer[chan struct{}]
 }
 
 // Start starts exchanging summaries on channel ch of nw: local returns
@@ -37,7 +42,11 @@ func Start(nw transport.Network, ch uint32, every time.Duration, local func() Me
 func StartAbsent(nw transport.Network, ch uint32, every time.Duration, absent []int, local func() Message, notify func(Message)) *Exchange {
 	x := &Exchange{net: nw, ch: ch, board: NewBoard(nw.Processes()), local: local, notify: notify,
 		kick: make(chan struct{}, 1), final: make(chan struct{}), sent: make(chan struct{}),
-		absent: make([]atomic.Bool, nw.Processes())}
+		absent: make([]atomic.Bool, nw.Processes()), back: make([]chan (<-chan struct{}), nw.Processes()),
+		renew: make([]atomic.Pointer[chan struct{}], nw.Processes())}
+	for p := range x.back {
+		x.back[p] = make(chan (<-chan struct{}), 1)
+	}
 	for _, p := range absent {
 		x.absent[p].Store(true)
 		x.board.Gone(p)
@@ -57,6 +66,25 @@ func (x *Exchange) Join(p int) {
 	x.board.Back(p)
 	x.absent[p].Store(false)
 	x.Kick()
+}
+
+// Rejoin takes in the new process in the slot of process p, which left:
+// once ready closes (the network reaches the new process), it is sent
+// this process's messages, and its own, numbered from the start again,
+// are awaited.
+func (x *Exchange) Rejoin(p int, ready <-chan struct{}) {
+	c := make(chan struct{})
+	x.renew[p].Store(&c)
+	x.back[p] <- ready
+	go func() {
+		select {
+		case <-ready:
+			close(c)
+			x.absent[p].Store(false)
+			x.Kick()
+		case <-x.net.Done():
+		}
+	}()
 }
 
 // Board returns the peers' newest messages.
@@ -99,6 +127,15 @@ func (x *Exchange) send(every time.Duration) {
 		m := x.local()
 		m.Process, m.Seq, m.Final = x.net.Self(), seq, final
 		for p := range senders {
+			if c := x.renew[p].Load(); c != nil {
+				select {
+				case <-*c: // the slot's new process: ask anew
+					x.renew[p].CompareAndSwap(c, nil)
+					senders[p], failed[p] = nil, false
+				default:
+					continue // not reached yet
+				}
+			}
 			if p == x.net.Self() || failed[p] || x.absent[p].Load() {
 				continue
 			}
@@ -143,8 +180,29 @@ func (x *Exchange) send(every time.Duration) {
 	}
 }
 
+// receive keeps the messages of process p, and of each process that
+// takes its slot again after it left.
 func (x *Exchange) receive(p int) {
-	defer x.board.Gone(p)
+	for {
+		x.receiveOne(p)
+		x.board.Gone(p)
+		select {
+		case ready := <-x.back[p]:
+			select {
+			case <-ready:
+			case <-x.net.Done():
+				return
+			}
+			x.board.Renew(p)
+		case <-x.net.Done():
+			return
+		}
+	}
+}
+
+// receiveOne keeps the messages of the process in slot p until its
+// channel ends.
+func (x *Exchange) receiveOne(p int) {
 	r := x.net.Receiver(x.ch, p)
 	for {
 		b, err := r.Recv()

@@ -113,3 +113,46 @@ func TestDecodeCopiesFigures(t *testing.T) {
 		t.Errorf("reconfigurations %q after the input was overwritten", m.Reconfigs)
 	}
 }
+
+// The process of slot 1 sends its final message and leaves; a new one
+// takes the slot again. Process 0 takes in its messages, numbered from 1
+// again, and its totals count both processes of the slot.
+func TestExchangeRejoin(t *testing.T) {
+	slots := transport.NewLocalSlots(2)
+	start := func(p int, n int64, absent []int) (*Exchange, transport.Elastic) {
+		nw, err := slots.Join(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := []Count{{"records", n}}
+		return StartAbsent(nw, 7, 10*time.Millisecond, absent, func() Message { return Message{Counts: own} }, nil), nw
+	}
+	x0, nw0 := start(0, 100, []int{1})
+	defer nw0.Close()
+	x0.Join(1)
+	first, nw1 := start(1, 20, nil)
+	first.Finish(50 * time.Millisecond) // sends its final message; process 0 sends none
+	nw1.Close()
+	for !x0.Board().Settled(0) {
+		time.Sleep(time.Millisecond)
+	}
+	if tot, _ := x0.Board().Totals(0, nil); tot["records"] != 20 {
+		t.Fatalf("before the rejoin: %v", tot)
+	}
+	ready := make(chan struct{})
+	x0.Rejoin(1, ready)
+	second, nw2 := start(1, 3, nil)
+	defer nw2.Close()
+	close(ready)
+	second.Finish(50 * time.Millisecond)
+	for !x0.Board().Settled(0) {
+		time.Sleep(time.Millisecond)
+	}
+	tot, missing := x0.Board().Totals(0, []Count{{"records", 100}})
+	if tot["records"] != 123 || len(missing) > 0 {
+		t.Errorf("totals %v, missing %v; want 123 records (100, 20 of the first process of slot 1, 3 of the second)", tot, missing)
+	}
+	if tot, _ := second.Board().Totals(1, nil); tot["records"] != 100 {
+		t.Errorf("the new process of slot 1 counts %v of process 0; want 100 records", tot)
+	}
+}
