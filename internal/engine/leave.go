@@ -340,23 +340,8 @@ func (c *coordinator) writeLeft(part checkpoint.Part) error {
 	c.leftMu.Lock()
 	var gone []int
 	for _, p := range c.outOf() {
-		// Absent until it joins (absent), gone once it left (gone); a slot
-		// taken again after its leave is gone from the leave to the join.
-		left, gone1 := c.gone[p]
-		join, absent1 := c.absent[p]
-		switch {
-		case gone1 && absent1 && join > left:
-			if left <= part.Checkpoint && part.Checkpoint < join {
-				gone = append(gone, p)
-			}
-		case gone1:
-			if left <= part.Checkpoint {
-				gone = append(gone, p)
-			}
-		case absent1:
-			if part.Checkpoint < join {
-				gone = append(gone, p)
-			}
+		if c.away(p, part.Checkpoint) {
+			gone = append(gone, p)
 		}
 	}
 	c.leftMu.Unlock()
@@ -368,4 +353,21 @@ func (c *coordinator) writeLeft(part checkpoint.Part) error {
 		}
 	}
 	return nil
+}
+
+// away says whether process p writes no part of its own of checkpoint n:
+// absent until it joins, gone once it left; a slot taken again after its
+// leave is gone from the leave to the join. It holds c.leftMu.
+func (c *coordinator) away(p int, n uint64) bool {
+	left, gone := c.gone[p]
+	join, absent := c.absent[p]
+	switch {
+	case gone && absent && join > left:
+		return left <= n && n < join
+	case gone:
+		return left <= n
+	case absent:
+		return n < join
+	}
+	return false
 }

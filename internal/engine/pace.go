@@ -44,18 +44,12 @@ func (j *Job) paceLag(c *coordinator) func(n uint64) (written, from uint64) {
 	}
 }
 
-// takesPart says whether process p writes its own part of checkpoint n:
-// it has not left by then, and has joined.
+// takesPart says whether process p writes its own part of checkpoint n
+// (it is not away then).
 func (c *coordinator) takesPart(p int, n uint64) bool {
 	c.leftMu.Lock()
 	defer c.leftMu.Unlock()
-	if at, ok := c.gone[p]; ok && at <= n {
-		return false
-	}
-	if at, ok := c.absent[p]; ok && n < at {
-		return false
-	}
-	return true
+	return !c.away(p, n)
 }
 
 // hearPace puts in force the stride process 0 announced.
