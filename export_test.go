@@ -47,3 +47,6 @@ func CheckpointFS(fs checkpoint.FS) JobOption {
 		}
 	}
 }
+
+// CheckpointStride is the stride of j's checkpoints this process knows.
+func CheckpointStride(j *Job) uint64 { return j.e.CheckpointStride() }

@@ -58,3 +58,12 @@ func (c *coordinator) hearPace(from int, at, stride uint64) {
 		c.gate.hearPace(coord.PaceStep{From: at, Stride: stride})
 	}
 }
+
+// CheckpointStride is the stride of the checkpoints in force for the
+// newest step this process knows (1 in a job that is not paced).
+func (j *Job) CheckpointStride() uint64 {
+	if j.coord == nil || !j.coord.gate.paced {
+		return 1
+	}
+	return j.coord.gate.paceStep().Stride
+}
