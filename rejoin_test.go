@@ -42,8 +42,7 @@ func (r *elasticRun) leaveAgain(t *testing.T, asker, p int) {
 // while the slot was left complete without it, and those after with its
 // part.
 func TestRejoinProcess(t *testing.T) {
-	// 12 s of input: the slot is taken again well before a source ends
-	// (a process cannot join after a sender instance ended; design.md).
+	// 12 s of input: the slot is taken again while the source still reads.
 	in := rescaleInput(30000)
 	want := withoutTTL(rescaleModel(in))
 	for _, c := range []struct {

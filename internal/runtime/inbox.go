@@ -216,18 +216,36 @@ func (o Outlet) Send(batch any) error {
 	return o.send(Message{Batch: batch})
 }
 
-// Mark ends an epoch on this channel.
+// Mark ends an epoch on this channel. A final marker towards a receiver
+// that may join later is held for its joins (finals.go).
 func (o Outlet) Mark(m progress.Marker) error {
+	holds := m.Final && o.link != nil && o.link.gone != nil && o.link.gone.rt != nil
+	var sent uint64
+	if holds {
+		sent = o.link.gone.Joins()
+	}
+	dropped, err := o.mark(m)
+	if holds && err == nil {
+		if dropped {
+			sent = never
+		}
+		o.link.gone.rt.hold(o, m, sent)
+	}
+	return err
+}
+
+// mark sends m, or drops it if the receiver takes no part.
+func (o Outlet) mark(m progress.Marker) (dropped bool, err error) {
 	if o.link.dropMark(m) {
-		return nil
+		return true, nil
 	}
 	if o.remote != nil {
 		if err := o.rejoin(uint64(m.Epoch)); err != nil {
-			return err
+			return false, err
 		}
-		return o.remote.Mark(m)
+		return false, o.remote.Mark(m)
 	}
-	return o.send(Message{Marker: m})
+	return false, o.send(Message{Marker: m})
 }
 
 func (o Outlet) send(m Message) error {

@@ -31,6 +31,9 @@ type Retirement struct {
 	joined chan struct{}
 	once   sync.Once
 	joins  *atomic.Uint64
+	// rt, if set, is the runtime the retirement belongs to: it delivers
+	// the final markers held for the instance when it joins.
+	rt *Runtime
 }
 
 // never is the From of an instance that does not retire, and the join
@@ -68,6 +71,9 @@ func (r *Retirement) Join(e uint64) {
 	r.once.Do(func() { close(r.joined) })
 	if r.joins != nil {
 		r.joins.Add(1)
+	}
+	if r.rt != nil {
+		r.rt.noteJoin()
 	}
 }
 
@@ -115,6 +121,7 @@ func (r *Runtime) Retirement(name string, inst int) *Retirement {
 	x := r.retire[k]
 	if x == nil {
 		x = newRetirement(&r.joins)
+		x.rt = r
 		r.retire[k] = x
 	}
 	return x

@@ -127,6 +127,7 @@ type Runtime struct {
 	retireMu sync.Mutex
 	retire   map[meterKey]*Retirement
 	joins    atomic.Uint64 // joins set on the retirements
+	finals   finals
 }
 
 type sourceSpec struct {
@@ -160,7 +161,8 @@ func New(cfg Config) *Runtime {
 	if cfg.Registry == nil {
 		cfg.Registry = metrics.NewRegistry(cfg.Process)
 	}
-	return &Runtime{cfg: cfg, done: make(chan struct{}), tracker: &tracker{}, meters: map[meterKey]*Meter{}}
+	return &Runtime{cfg: cfg, done: make(chan struct{}), tracker: &tracker{}, meters: map[meterKey]*Meter{},
+		finals: finals{note: make(chan struct{}, 1)}}
 }
 
 // Done is closed when the runtime stops, by error, cancellation or the end
@@ -267,6 +269,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	for i, s := range r.services {
 		run(&services, s.name, i, func() error { return s.run(r.done) })
 	}
+	run(&services, "finals", 0, func() error { return r.deliverFinals(r.done) })
 	// Once every task has ended, done closes, which tells the services
 	// that are still running (watchers) to return.
 	finished := make(chan struct{})

@@ -1,0 +1,86 @@
+package runtime
+
+import (
+	"sync"
+
+	"github.com/weirstream/weir/internal/progress"
+)
+
+// A sender's final marker may go to a receiver that takes no part then:
+// one of a process that has not joined the job yet, or whose process
+// left. The outlet drops it, as any marker for such a receiver, but the
+// receiver, once it joins at epoch j (a new process takes its slot),
+// waits for the sender from j on; so does one that got the marker and
+// whose slot is taken again later. So the runtime holds every final
+// marker sent towards a receiver that may join, with its outlet, and
+// each time the receiver's join epoch changes to one after the marker,
+// it sends it again as the end of that epoch: the receiver takes the
+// sender as ended instead of waiting for it. The sender has ended by
+// then; its outlet is the runtime's from the hold on.
+
+// heldFinal is a final marker an outlet sent or dropped; sent is the
+// receiver's join epoch it went to last, or never if it was dropped.
+type heldFinal struct {
+	o    Outlet
+	m    progress.Marker
+	sent uint64
+}
+
+// finals holds a runtime's dropped final markers.
+type finals struct {
+	mu   sync.Mutex
+	held []heldFinal
+	note chan struct{} // a join was set, or a marker held; capacity 1
+}
+
+// hold keeps final marker m, which o sent to its receiver's join epoch
+// sent (or dropped: never), for the receiver's later joins.
+func (r *Runtime) hold(o Outlet, m progress.Marker, sent uint64) {
+	r.finals.mu.Lock()
+	r.finals.held = append(r.finals.held, heldFinal{o, m, sent})
+	r.finals.mu.Unlock()
+	r.noteJoin()
+}
+
+// noteJoin wakes the delivery of held final markers.
+func (r *Runtime) noteJoin() {
+	select {
+	case r.finals.note <- struct{}{}:
+	default:
+	}
+}
+
+// due returns the held markers to send again, each as the end of its
+// receiver's new join epoch, and records them as sent.
+func (r *Runtime) due() []heldFinal {
+	r.finals.mu.Lock()
+	defer r.finals.mu.Unlock()
+	var out []heldFinal
+	for i := range r.finals.held {
+		h := &r.finals.held[i]
+		if j := h.o.link.gone.Joins(); j != never && j != h.sent && uint64(h.m.Epoch) < j {
+			h.sent = j
+			again := *h
+			again.m.Epoch = progress.Epoch(j)
+			out = append(out, again)
+		}
+	}
+	return out
+}
+
+// deliverFinals sends the held final markers as their receivers join,
+// until done closes.
+func (r *Runtime) deliverFinals(done <-chan struct{}) error {
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-r.finals.note:
+		}
+		for _, h := range r.due() {
+			if _, err := h.o.mark(h.m); err != nil {
+				return err
+			}
+		}
+	}
+}
