@@ -57,6 +57,44 @@ func (r *elasticRun) wait(t *testing.T) {
 	}
 }
 
+// wordCountRun starts the two members of an elastic word count over in,
+// built by count, over slots in-process slots, and waits until process 0
+// read 1000 records. outs holds each slot's (last process's) output.
+type wordCountRun struct {
+	*elasticRun
+	outs  []*weir.Collect[wordCount]
+	build func(p int) func(j *weir.Job)
+	opts  []weir.JobOption
+}
+
+func startWordCount(ctx context.Context, t *testing.T, slots int, count func(j *weir.Job) *weir.Collect[wordCount]) *wordCountRun {
+	t.Helper()
+	w := &wordCountRun{elasticRun: &elasticRun{slots: transport.NewLocalSlots(slots), jobs: make([]*weir.Job, slots), errs: make([]error, slots)},
+		outs: make([]*weir.Collect[wordCount], slots),
+		opts: []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}}
+	w.build = func(p int) func(j *weir.Job) {
+		return func(j *weir.Job) { w.outs[p] = count(j) }
+	}
+	for p := range 2 {
+		w.start(ctx, t, p, w.build(p), w.opts...)
+	}
+	for w.jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return w
+}
+
+// leaveSlot makes process p leave (asked of asker) and waits for its Run
+// to return nil.
+func (r *elasticRun) leaveSlot(t *testing.T, asker, p int) {
+	t.Helper()
+	r.leaveAgain(t, asker, p)
+	<-r.ran[p]
+	if err := r.errs[p]; err != nil {
+		t.Fatalf("the first process of slot %d: %v", p, err)
+	}
+}
+
 // A process joins a running elastic job of two: it takes key groups of
 // every keyed operator (windows of three kinds, rankings, joins, timers,
 // process state) while the job runs, and every result equals the plain
@@ -124,24 +162,13 @@ func TestJoinWithSources(t *testing.T) {
 	in := wordsInput(9000)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
-	outs := make([]*weir.Collect[wordCount], 3)
-	build := func(p int) func(j *weir.Job) {
-		return func(j *weir.Job) { outs[p] = runningWordCount(j, in) }
-	}
-	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}
-	for p := range 2 {
-		r.start(ctx, t, p, build(p), opts...)
-	}
-	for r.jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-	r.start(ctx, t, 2, build(2), append(opts, weir.JoinCluster())...)
+	r := startWordCount(ctx, t, 3, func(j *weir.Job) *weir.Collect[wordCount] { return runningWordCount(j, in) })
+	r.start(ctx, t, 2, r.build(2), append(r.opts, weir.JoinCluster())...)
 	r.wait(t)
 	if got := r.jobs[2].Metrics().Records; got == 0 {
 		t.Error("the process that joined read no record")
 	}
-	checkWordCounts(t, in, outs[0].Records())
+	checkWordCounts(t, in, r.outs[0].Records())
 }
 
 // A job that a process joined crashes after checkpoints taken with the

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/weirstream/weir"
-	"github.com/weirstream/weir/internal/transport"
 )
 
 // endedWordCount is runningWordCount over in, with two more sources whose
@@ -43,30 +42,19 @@ func TestJoinAfterSendersEnded(t *testing.T) {
 		t.Run(fmt.Sprintf("taken-again-%v", again), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
-			outs := make([]*weir.Collect[wordCount], 3)
-			build := func(p int) func(j *weir.Job) {
-				return func(j *weir.Job) { outs[p] = endedWordCount(j, in, short1, short2) }
-			}
-			opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}
-			for p := range 2 {
-				r.start(ctx, t, p, build(p), opts...)
-			}
-			// The short sources end at once; 1000 records of the paced
-			// one take 0.4 s.
-			for r.jobs[0].Metrics().Records < int64(1000+len(short1)+len(short2)) && ctx.Err() == nil {
-				time.Sleep(5 * time.Millisecond)
-			}
+			r := startWordCount(ctx, t, 3, func(j *weir.Job) *weir.Collect[wordCount] { return endedWordCount(j, in, short1, short2) })
+			// The short sources end at once, long before process 0 has
+			// read 1000 records.
 			if again {
-				r.takeAgain(ctx, t, build(2), func() bool { return r.jobs[2].Metrics().Records > 0 }, opts)
+				r.takeAgain(ctx, t, r.build(2), func() bool { return r.jobs[2].Metrics().Records > 0 }, r.opts)
 			} else {
-				r.start(ctx, t, 2, build(2), append(opts, weir.JoinCluster())...)
+				r.start(ctx, t, 2, r.build(2), append(r.opts, weir.JoinCluster())...)
 			}
 			r.wait(t)
 			if got := r.jobs[2].Metrics().Records; got == 0 {
 				t.Error("the process that joined read no record")
 			}
-			checkWordCounts(t, all, outs[0].Records())
+			checkWordCounts(t, all, r.outs[0].Records())
 		})
 	}
 }

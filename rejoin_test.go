@@ -79,11 +79,7 @@ func TestRejoinProcess(t *testing.T) {
 				time.Sleep(2 * time.Millisecond)
 			}
 			first, _ := r.jobs[0].LastJoin()
-			r.leaveAgain(t, c.asker, 2)
-			<-r.ran[2]
-			if err := r.errs[2]; err != nil {
-				t.Fatalf("the first process of slot 2: %v", err)
-			}
+			r.leaveSlot(t, c.asker, 2)
 			before := r.movedOut()
 			join()
 			r.wait(t)
@@ -111,11 +107,7 @@ func (r *elasticRun) takeAgain(ctx context.Context, t *testing.T, build func(j *
 	for !until() && ctx.Err() == nil {
 		time.Sleep(2 * time.Millisecond)
 	}
-	r.leaveAgain(t, 2, 2)
-	<-r.ran[2]
-	if err := r.errs[2]; err != nil {
-		t.Fatalf("the first process of slot 2: %v", err)
-	}
+	r.leaveSlot(t, 2, 2)
 	r.start(ctx, t, 2, build, append(opts, weir.JoinCluster())...)
 }
 
@@ -127,23 +119,12 @@ func TestRejoinWithSources(t *testing.T) {
 	in := wordsInput(30000)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
-	outs := make([]*weir.Collect[wordCount], 3)
-	build := func(p int) func(j *weir.Job) {
-		return func(j *weir.Job) { outs[p] = runningWordCount(j, in) }
-	}
-	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}
-	for p := range 2 {
-		r.start(ctx, t, p, build(p), opts...)
-	}
-	for r.jobs[0].Metrics().Records < 1000 && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
+	r := startWordCount(ctx, t, 3, func(j *weir.Job) *weir.Collect[wordCount] { return runningWordCount(j, in) })
 	var first *weir.Job
-	r.takeAgain(ctx, t, build(2), func() bool {
+	r.takeAgain(ctx, t, r.build(2), func() bool {
 		first = r.jobs[2]
 		return r.jobs[2].Metrics().Records > 0
-	}, opts)
+	}, r.opts)
 	r.wait(t)
 	if got := first.Metrics().Records; got == 0 {
 		t.Error("the first process of slot 2 read no record")
@@ -151,7 +132,7 @@ func TestRejoinWithSources(t *testing.T) {
 	if got := r.jobs[2].Metrics().Records; got == 0 {
 		t.Error("the process that took slot 2 again read no record")
 	}
-	checkWordCounts(t, in, outs[0].Records())
+	checkWordCounts(t, in, r.outs[0].Records())
 }
 
 // A job whose slot 2 was taken again crashes after checkpoints taken

@@ -40,7 +40,7 @@ func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.port, "port", 7070, "port to listen on under SLURM (plus the task's rank on its node) or Kubernetes")
 	fs.StringVar(&f.secret, "secret", "", "secret shared by the job's processes (default $WEIR_SECRET)")
 	fs.IntVar(&f.members, "members", 0, "an elastic job: the first `N` processes of --peers start it, the others may join it while it runs (--join)")
-	fs.StringSliceVar(&f.join, "join", nil, "join the running elastic job (--members) at `ADDR` (host:port of any of its processes), taking the slot of --process (default, for a process past the members: process 0's address)")
+	fs.StringSliceVar(&f.join, "join", nil, "join the running elastic job (--members) at `ADDR` (host:port of any of its processes), taking the slot of --process: one past the members, or a member's (not process 0's) whose process left (default, for a process past the members: process 0's address)")
 	fs.DurationVar(&f.meshTimeout, "mesh-timeout", transport.DefaultDialTimeout, "how long the job's processes wait for each other to connect")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM `FILE` of this process's certificate: with --tls-key and --tls-ca, the job's connections are mutual TLS 1.3")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM `FILE` of the private key of --tls-cert")

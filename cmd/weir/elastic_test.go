@@ -105,14 +105,14 @@ func TestElasticJoinUnderLaunch(t *testing.T) {
 }
 
 // A joining process names a running job it can join: --join without
-// --members, and a slot among the members, are refused.
+// --members, and process 0 (which starts the job), are refused.
 func TestJoinRefusedFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--process", "2", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--join", "127.0.0.1:1"}, "ElasticCluster too"},
-		{[]string{"--process", "1", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--members", "2", "--join", "127.0.0.1:1"}, "cannot join it"},
+		{[]string{"--process", "0", "--peers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--members", "2", "--join", "127.0.0.1:2"}, "cannot join it"},
 		{[]string{"--process", "0", "--peers", "127.0.0.1:1,127.0.0.1:2", "--members", "3"}, "more members than"},
 	} {
 		dir := t.TempDir()

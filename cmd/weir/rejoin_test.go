@@ -28,65 +28,118 @@ func loopbackAddrs(t *testing.T, n int) []string {
 	return out
 }
 
+// elasticCount runs the processes of an elastic word count over TCP of
+// two members and the given slots.
+type elasticCount struct {
+	t         *testing.T
+	ctx       context.Context
+	in, out   string
+	peers     []string
+	log0      func() string
+	done0     chan error
+	processes int
+}
+
+func newElasticCount(t *testing.T, ctx context.Context, text string, slots int) *elasticCount {
+	dir := t.TempDir()
+	e := &elasticCount{t: t, ctx: ctx, in: filepath.Join(dir, "in.txt"), out: filepath.Join(dir, "out.csv"), peers: loopbackAddrs(t, slots)}
+	writeFile(t, e.in, text)
+	return e
+}
+
+// start starts process p with extra arguments.
+func (e *elasticCount) start(p int, extra ...string) (*exec.Cmd, func() string, chan error) {
+	args := append([]string{"run", "wordcount", "--input", e.in, "--out", e.out, "--rate", "3000", "--workers", "2",
+		"--interval", "100ms", "--elastic", "--members", "2", "--process", strconv.Itoa(p), "--peers", strings.Join(e.peers, ",")}, extra...)
+	cmd := exec.CommandContext(e.ctx, weirBin, args...)
+	cmd.Env = append(os.Environ(), "WEIR_SECRET=rejoin")
+	errb := &lockedWriter{b: &strings.Builder{}}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if p == 0 {
+		e.log0, e.done0 = errb.String, done
+	}
+	return cmd, errb.String, done
+}
+
+// until waits for process 0 to have logged want n times.
+func (e *elasticCount) until(want string, n int) {
+	e.t.Helper()
+	for strings.Count(e.log0(), want) < n {
+		select {
+		case err := <-e.done0:
+			e.t.Fatalf("process 0 ended (%v) before it logged %q %d times\n%s", err, want, n, e.log0())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// leave sends SIGTERM to cmd and waits for it to leave and exit 0.
+func (e *elasticCount) leave(cmd *exec.Cmd, log func() string, done chan error) {
+	e.t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		e.t.Fatalf("the leaving process: %v\n%s", err, log())
+	}
+	if !strings.Contains(log(), "this process leaves the job") {
+		e.t.Errorf("the leaving process did not say it leaves:\n%s", log())
+	}
+}
+
 // An elastic word count of two members over TCP: a process of slot 2
 // joins it (through process 0, by default), leaves on SIGTERM, and a new
 // process of slot 2, started with the same arguments, takes the slot
 // again; the job ends, and the output equals the reference count.
 func TestElasticRejoinAfterSIGTERM(t *testing.T) {
-	dir := t.TempDir()
 	text := rescaleText(60_000)
-	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.csv")
-	writeFile(t, in, text)
-	peers := loopbackAddrs(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	start := func(p int) (*exec.Cmd, func() string, chan error) {
-		cmd := exec.CommandContext(ctx, weirBin, "run", "wordcount", "--input", in, "--out", out, "--rate", "3000", "--workers", "2",
-			"--interval", "100ms", "--elastic", "--members", "2", "--process", strconv.Itoa(p), "--peers", strings.Join(peers, ","))
-		cmd.Env = append(os.Environ(), "WEIR_SECRET=rejoin")
-		errb := &lockedWriter{b: &strings.Builder{}}
-		cmd.Stderr = errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		return cmd, errb.String, done
-	}
-	_, log0, done0 := start(0)
-	_, _, done1 := start(1)
-	// until waits for process 0 to have logged want n times.
-	until := func(want string, n int) {
-		t.Helper()
-		for strings.Count(log0(), want) < n {
-			select {
-			case err := <-done0:
-				t.Fatalf("process 0 ended (%v) before it logged %q %d times\n%s", err, want, n, log0())
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}
-	third, log2, done2 := start(2)
+	e := newElasticCount(t, ctx, text, 3)
+	e.start(0)
+	_, _, done1 := e.start(1)
+	third, log2, done2 := e.start(2)
 	// Once process 0 let it in, it is told to leave: it does once its
 	// input shares and key groups have moved to it (the join's steps).
-	until("a process joins the job", 1)
-	if err := third.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done2; err != nil {
-		t.Fatalf("the first process of slot 2: %v\n%s", err, log2())
-	}
-	if !strings.Contains(log2(), "this process leaves the job") {
-		t.Errorf("the first process of slot 2 did not say it leaves:\n%s", log2())
-	}
-	_, log2b, done2b := start(2)
-	until("a process joins the job", 2)
-	for p, done := range []chan error{done0, done1, done2b} {
+	e.until("a process joins the job", 1)
+	e.leave(third, log2, done2)
+	_, log2b, done2b := e.start(2)
+	e.until("a process joins the job", 2)
+	e.finish(text, "slot 2", log2b, done1, done2b)
+}
+
+// finish waits for process 0 and the processes of dones to exit 0, and
+// compares the output with the reference count of text.
+func (e *elasticCount) finish(text, slot string, last func() string, dones ...chan error) {
+	e.t.Helper()
+	for p, done := range append([]chan error{e.done0}, dones...) {
 		if err := <-done; err != nil {
-			t.Fatalf("process %d: %v\n%s\n%s", p, err, log0(), log2b())
+			e.t.Fatalf("process #%d waited for (#0: process 0): %v\n%s\n%s", p, err, e.log0(), last())
 		}
 	}
-	if got, want := readFile(t, out), wordcountCSV(text); got != want {
-		t.Errorf("the output differs from the reference after slot 2 was taken again\n%s", firstDiff(got, want))
+	if got, want := readFile(e.t, e.out), wordcountCSV(text); got != want {
+		e.t.Errorf("the output differs from the reference after %s was taken again\n%s", slot, firstDiff(got, want))
 	}
+}
+
+// A member's slot (1 of a job of two members) is taken again: its process
+// leaves on SIGTERM, and a new one started with --join takes the slot
+// while the job runs; the output equals the reference count.
+func TestElasticMemberRejoin(t *testing.T) {
+	text := rescaleText(60_000)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	e := newElasticCount(t, ctx, text, 2)
+	e.start(0)
+	second, log1, done1 := e.start(1)
+	time.Sleep(3 * time.Second) // the job runs (a SIGTERM before would stop it)
+	e.leave(second, log1, done1)
+	_, log1b, done1b := e.start(1, "--join", e.peers[0])
+	e.until("a process joins the job", 1)
+	e.finish(text, "slot 1", log1b, done1b)
 }

@@ -111,8 +111,8 @@ func (c *JobConfig) validateElastic(procs int) error {
 		return errors.New("weir: JoinCluster needs the address of a process of the running job (--join ADDR)")
 	case !cl.Joins && cl.Self >= cl.Members:
 		return fmt.Errorf("weir: process %d is not among the %d that start the elastic job; join it (JoinCluster, --join ADDR)", cl.Self, cl.Members)
-	case cl.Joins && cl.Self < cl.Members:
-		return fmt.Errorf("weir: process %d starts the elastic job (one of the first %d): it cannot join it", cl.Self, cl.Members)
+	case cl.Joins && cl.Self == 0:
+		return errors.New("weir: process 0 starts the elastic job: it cannot join it")
 	case c.Ordered:
 		return errors.New("weir: an ordered job cannot be elastic: its exchanges restore the input order by instance")
 	case c.EpochRecords > 0:
