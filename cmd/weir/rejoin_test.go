@@ -128,8 +128,9 @@ func (e *elasticCount) finish(text, slot string, last func() string, dones ...ch
 }
 
 // A member's slot (1 of a job of two members) is taken again: its process
-// leaves on SIGTERM, and a new one started with --join takes the slot
-// while the job runs; the output equals the reference count.
+// leaves on SIGTERM, and a new one started with the same arguments (a pod
+// of a StatefulSet scaled down below the members, then up) finds the job
+// running and takes the slot; the output equals the reference count.
 func TestElasticMemberRejoin(t *testing.T) {
 	text := rescaleText(60_000)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -139,7 +140,10 @@ func TestElasticMemberRejoin(t *testing.T) {
 	second, log1, done1 := e.start(1)
 	time.Sleep(3 * time.Second) // the job runs (a SIGTERM before would stop it)
 	e.leave(second, log1, done1)
-	_, log1b, done1b := e.start(1, "--join", e.peers[0])
+	_, log1b, done1b := e.start(1)
 	e.until("a process joins the job", 1)
 	e.finish(text, "slot 1", log1b, done1b)
+	if !strings.Contains(log1b(), "the job runs already") {
+		t.Errorf("the new process of slot 1 did not say it found the job running:\n%s", log1b())
+	}
 }

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"log/slog"
+	"time"
 
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/transport"
@@ -34,14 +34,7 @@ func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network,
 		}
 		return c.Net, nil
 	}
-	log := j.Cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	cfg := transport.Config{
-		Self: c.Self, Addrs: c.Peers, Settings: j.meshSettings(p), Secret: c.Secret,
-		TLS: j.Cfg.MeshTLS, DialTimeout: j.Cfg.MeshTimeout, Logger: log,
-	}
+	cfg := j.meshConfig(p)
 	if c.Elastic() {
 		cfg.Elastic, cfg.Join = true, c.Join
 		if !c.Joining() {
@@ -51,6 +44,42 @@ func (j *Job) network(ctx context.Context, p *plan.Physical) (transport.Network,
 		}
 	}
 	return transport.Dial(ctx, cfg)
+}
+
+// meshConfig is the transport's configuration of this process.
+func (j *Job) meshConfig(p *plan.Physical) transport.Config {
+	c := j.Cfg.Cluster
+	return transport.Config{
+		Self: c.Self, Addrs: c.Peers, Settings: j.meshSettings(p), Secret: c.Secret,
+		TLS: j.Cfg.MeshTLS, DialTimeout: j.Cfg.MeshTimeout, Logger: j.Logger(),
+	}
+}
+
+// probeTimeout bounds the probe of process 0 by a process of a member's
+// slot.
+const probeTimeout = 5 * time.Second
+
+// joinIfRunning makes a process of a member's slot (not process 0's),
+// started without JoinCluster, join the job if it runs already: its
+// slot's process left, and this one takes the slot again (a pod of a
+// StatefulSet scaled down below the members, then up). It asks process
+// 0 (transport.Probe); if the job is starting, or process 0 does not
+// answer, the process starts the job with the other members.
+func (j *Job) joinIfRunning(ctx context.Context, p *plan.Physical) {
+	c := j.Cfg.Cluster
+	if c == nil || !c.Elastic() || c.Joining() || c.Net != nil || c.Self == 0 || c.Self >= c.Members {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	running, err := transport.Probe(pctx, j.meshConfig(p), c.Peers[0])
+	switch {
+	case err != nil:
+		j.Logger().Debug("weir: process 0 did not answer whether the job runs; starting it with the members", "process", c.Self, "err", err)
+	case running:
+		j.Logger().Info("weir: the job runs already: this process joins it, taking its slot again", "process", c.Self)
+		c.Joins, c.Join = true, c.Peers[:1]
+	}
 }
 
 // startElastic sets up the slots of an elastic job: on a process that

@@ -151,6 +151,7 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	j.joinIfRunning(ctx, p)
 	j.mu.Lock()
 	j.reg = metrics.NewRegistry(j.Process())
 	j.mu.Unlock()

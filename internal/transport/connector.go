@@ -115,6 +115,7 @@ func (cn *connector) accept(ln net.Listener) {
 			}
 			cn.untrack(c)
 			switch {
+			case errors.Is(err, errProbed):
 			case fatal(err):
 				cn.fatal(err, false)
 			case !cn.ending():

@@ -100,6 +100,9 @@ func (e *elastic) shake(c net.Conn, want int, dialed bool) error {
 		return err
 	}
 	defer g.hold()
+	if g.h.Probe && !dialed {
+		return e.answerProbe(g)
+	}
 	p, r, err := e.claim(g.s.peer, g.h.Incarnation, c, !dialed && g.h.Contact)
 	switch {
 	case err != nil:

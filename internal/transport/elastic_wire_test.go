@@ -81,7 +81,9 @@ var sampleElasticHello = hello{Version: protoVersion, Index: 2, Processes: 8, No
 	Elastic: true, Incarnation: 0xfeedface, Contact: true}
 
 func TestElasticHello(t *testing.T) {
-	for _, h := range []hello{sampleElasticHello, {Version: protoVersion, Elastic: true, Incarnation: 1}} {
+	probe := sampleElasticHello
+	probe.Probe = true
+	for _, h := range []hello{sampleElasticHello, probe, {Version: protoVersion, Elastic: true, Incarnation: 1}} {
 		body := helloBody(h)
 		if len(body) != helloElastic {
 			t.Errorf("helloBody(%+v) of %d bytes; want %d", h, len(body), helloElastic)
@@ -92,7 +94,7 @@ func TestElasticHello(t *testing.T) {
 	}
 	good := helloBody(sampleElasticHello)
 	flags, noInc, v2 := bytes.Clone(good), bytes.Clone(good), bytes.Clone(good)
-	flags[len(flags)-1] = 3
+	flags[len(flags)-1] = 5
 	copy(noInc[helloFixed:], make([]byte, 8))
 	v2[5] = 2
 	tests := []struct {
@@ -101,7 +103,7 @@ func TestElasticHello(t *testing.T) {
 	}{
 		{good[:helloFixed], "hello of 26 bytes; want 35"},
 		{append(bytes.Clone(good), 0), "hello of 36 bytes; want 35"},
-		{flags, "hello with unknown flags 0x3"},
+		{flags, "hello with unknown flags 0x5"},
 		{noInc, "elastic hello without an incarnation"},
 		{v2, "protocol version 2, ours 3"},
 	}

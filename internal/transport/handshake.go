@@ -31,7 +31,9 @@ import (
 // bit (elasticBit) and carries 9 more bytes: the incarnation, a random
 // number that tells this run of the process from others in the same slot,
 // and flags (flagContact: the sender joins a running job and asks this
-// peer, whatever its index, to let it in). Processes compare the mode
+// peer, whatever its index, to let it in; flagProbe with it: the sender
+// only asks whether the job runs, and the peer answers with a refusal
+// that says so, probe.go). Processes compare the mode
 // after the proofs: an elastic process and a fixed one are refused as
 // running another job ("mesh is elastic here, fixed there"). The fixed
 // mesh's hello is unchanged.
@@ -60,6 +62,7 @@ const (
 	helloVersionSize = len(protoMagic) + 2 // what every version's hello starts with
 	elasticBit       = 1 << 15             // in the version of an elastic mesh's hello
 	flagContact      = 1 << 0              // elastic hello: the sender joins through us
+	flagProbe        = 1 << 1              // elastic hello: the sender only asks whether the job runs (Probe)
 )
 
 // msgType is the type of a handshake message.
@@ -100,6 +103,7 @@ type hello struct {
 	Elastic     bool
 	Incarnation uint64
 	Contact     bool // flagContact
+	Probe       bool // flagProbe
 }
 
 // appendMsg appends a message of type t with the given body.
@@ -128,6 +132,9 @@ func helloBody(h hello) []byte {
 	var flags byte
 	if h.Contact {
 		flags |= flagContact
+	}
+	if h.Probe {
+		flags |= flagProbe
 	}
 	return append(b, flags)
 }
@@ -192,12 +199,12 @@ func decodeHello(body []byte) (hello, error) {
 	}
 	h.Incarnation = binary.BigEndian.Uint64(b[6+nonceSize:])
 	switch flags := b[6+nonceSize+8]; {
-	case flags&^flagContact != 0:
+	case flags&^(flagContact|flagProbe) != 0:
 		return h, fmt.Errorf("hello with unknown flags %#x", flags)
 	case h.Incarnation == 0:
 		return h, errors.New("elastic hello without an incarnation")
 	default:
-		h.Contact = flags&flagContact != 0
+		h.Contact, h.Probe = flags&flagContact != 0, flags&flagProbe != 0
 	}
 	return h, nil
 }
