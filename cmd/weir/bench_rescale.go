@@ -31,7 +31,7 @@ per second for --duration (the input is --rate x --duration events), with
 by --strategy. Prints one JSON line:
 
   strategy, query, rate, duration_s, at_s, from, to, processes, events,
-  state_mb, latency_ms {before, during, after: {n, p50, p99, max}},
+  state_mb, key_groups, latency_ms {before, during, after: {n, p50, p99, max}},
   migration_s, downtime_s, bytes_moved, bytes_whole, reuse, checkpoint,
   steady_heap_bytes, peak_heap_bytes, peak_heap_during_bytes,
   after_heap_bytes, checked
@@ -115,6 +115,7 @@ func (b *rescaleBench) flags(f *pflag.FlagSet) {
 	f.IntVar(&b.from, "from", 2, "instances of every operator before the rescale (over all processes)")
 	f.IntVar(&b.to, "to", 4, "instances of every operator after the rescale (over all processes)")
 	f.IntVar(&b.stateMB, "state-mb", 16, "MiB of keyed state added beside the query (0: the query's own only)")
+	f.IntVar(&b.keyGroups, "key-groups", 128, "number of key groups (the unit a rescale moves)")
 	f.IntVar(&b.processes, "processes", 1, "processes of the job, inside this process over in-process networks")
 	f.BoolVar(&b.join, "join", false, "live strategies: at --at a process joins the job of --processes (in one slot more), the key groups and shares spreading onto its instances (--from over the --processes before, as many more after), instead of a rescale to --to")
 	f.IntVar(&b.leave, "leave", 0, "live strategies: at --at process `P` (1 to --processes - 1) leaves the job, its key groups and shares moving to the others' --from instances, instead of a rescale to --to")
@@ -133,6 +134,7 @@ type rescaleBench struct {
 	rate                     float64
 	duration, at, interval   time.Duration
 	from, to, stateMB        int
+	keyGroups                int
 	processes, every         int
 	gap, perPair             int
 	seed                     uint64
@@ -183,6 +185,8 @@ func (b *rescaleBench) check() error {
 		return fmt.Errorf("--from %d and --to %d must be multiples of --processes %d", b.from, b.to, b.processes)
 	case b.stateMB < 0:
 		return fmt.Errorf("--state-mb %d: must be at least 0", b.stateMB)
+	case b.keyGroups < max(b.from, b.to) || b.keyGroups > 1<<15:
+		return fmt.Errorf("--key-groups %d: must be from the larger of --from and --to (%d) to %d", b.keyGroups, max(b.from, b.to), 1<<15)
 	case b.interval <= 0:
 		return fmt.Errorf("--interval %v: must be positive", b.interval)
 	case b.every < 0 || (b.every == 0 && b.strategy == "restart"):
@@ -268,7 +272,7 @@ type rescaleRun struct {
 // goes to process 0 alone (one process asked to stop stops them all).
 func (r *rescaleRun) build(instances int, opts []weir.JobOption, first ...weir.JobOption) (*rescaleJob, error) {
 	src := scheduled[gen.NexmarkEvent]{in: r.generator(), c: r.clock}
-	common := []weir.JobOption{weir.BatchInterval(r.interval), weir.Logger(quietLogger())}
+	common := []weir.JobOption{weir.BatchInterval(r.interval), weir.Logger(quietLogger()), weir.KeyGroups(r.keyGroups)}
 	if r.every > 0 {
 		common = append(common, weir.Checkpoints(r.ckptDir, r.every, 2))
 	}
@@ -329,7 +333,7 @@ func (b *rescaleBench) line(r *rescaleRun, m migration, heap []heapSample) map[s
 	return map[string]any{
 		"strategy": b.strategy, "query": b.query, "rate": b.rate,
 		"duration_s": b.duration.Seconds(), "at_s": b.at.Seconds(),
-		"from": b.from, "to": b.to, "processes": b.processes, "leave": b.leave, "join": b.join, "events": b.events(), "state_mb": b.stateMB,
+		"from": b.from, "to": b.to, "processes": b.processes, "leave": b.leave, "join": b.join, "events": b.events(), "state_mb": b.stateMB, "key_groups": b.keyGroups,
 		"latency_ms": map[string]any{
 			"before": latencySummary(before), "during": latencySummary(during), "after": latencySummary(after),
 		},
