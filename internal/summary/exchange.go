@@ -24,9 +24,10 @@ type Exchange struct {
 	absent []atomic.Bool
 	// back holds, per process whose slot a new process took again, a
 	// channel closed once the network reaches the new process; renew
-	// marks the sender to ask the network for anew.
+	// holds it for the sender, which asks the network for the new
+	// process's channel (and stops counting it absent) once it closes.
 	back  []chan (<-chan struct{})
-	renew []atomic.Pointer[chan struct{}]
+	renew []atomic.Pointer[<-chan struct{}]
 }
 
 // Start starts exchanging summaries on channel ch of nw: local returns
@@ -43,7 +44,7 @@ func StartAbsent(nw transport.Network, ch uint32, every time.Duration, absent []
 	x := &Exchange{net: nw, ch: ch, board: NewBoard(nw.Processes()), local: local, notify: notify,
 		kick: make(chan struct{}, 1), final: make(chan struct{}), sent: make(chan struct{}),
 		absent: make([]atomic.Bool, nw.Processes()), back: make([]chan (<-chan struct{}), nw.Processes()),
-		renew: make([]atomic.Pointer[chan struct{}], nw.Processes())}
+		renew: make([]atomic.Pointer[<-chan struct{}], nw.Processes())}
 	for p := range x.back {
 		x.back[p] = make(chan (<-chan struct{}), 1)
 	}
@@ -73,18 +74,9 @@ func (x *Exchange) Join(p int) {
 // this process's messages, and its own, numbered from the start again,
 // are awaited.
 func (x *Exchange) Rejoin(p int, ready <-chan struct{}) {
-	c := make(chan struct{})
-	x.renew[p].Store(&c)
+	x.renew[p].Store(&ready)
 	x.back[p] <- ready
-	go func() {
-		select {
-		case <-ready:
-			close(c)
-			x.absent[p].Store(false)
-			x.Kick()
-		case <-x.net.Done():
-		}
-	}()
+	x.Kick()
 }
 
 // Board returns the peers' newest messages.
@@ -132,6 +124,7 @@ func (x *Exchange) send(every time.Duration) {
 				case <-*c: // the slot's new process: ask anew
 					x.renew[p].CompareAndSwap(c, nil)
 					senders[p], failed[p] = nil, false
+					x.absent[p].Store(false)
 				default:
 					continue // not reached yet
 				}
