@@ -15,8 +15,14 @@ import (
 // marker sent towards a receiver that may join, with its outlet, and
 // each time the receiver's join epoch changes to one after the marker,
 // it sends it again as the end of that epoch: the receiver takes the
-// sender as ended instead of waiting for it. The sender has ended by
-// then; its outlet is the runtime's from the hold on.
+// sender as ended instead of waiting for it. Only outlets to other
+// processes hold (a local receiver's join epoch does not change while
+// the runtime runs), and a held marker goes again only once its sender's
+// goroutine has closed its meter: the outlet, its meter and tracer are
+// the runtime's from then on. The marker goes with no cut time (the
+// receiver's first epoch is not measured from the sender's end), and
+// the service that sends it is not waited for: a receiver's process
+// that never comes holds back no end of the runtime.
 
 // heldFinal is a final marker an outlet sent or dropped; sent is the
 // receiver's join epoch it went to last, or never if it was dropped.
@@ -58,10 +64,13 @@ func (r *Runtime) due() []heldFinal {
 	var out []heldFinal
 	for i := range r.finals.held {
 		h := &r.finals.held[i]
+		if m := h.o.link.m; m != nil && !m.closed.Load() {
+			continue // its sender still runs
+		}
 		if j := h.o.link.gone.Joins(); j != never && j != h.sent && uint64(h.m.Epoch) < j {
 			h.sent = j
 			again := *h
-			again.m.Epoch = progress.Epoch(j)
+			again.m.Epoch, again.m.Cut = progress.Epoch(j), 0
 			out = append(out, again)
 		}
 	}
@@ -79,7 +88,12 @@ func (r *Runtime) deliverFinals(done <-chan struct{}) error {
 		}
 		for _, h := range r.due() {
 			if _, err := h.o.mark(h.m); err != nil {
-				return err
+				select {
+				case <-done:
+					return nil // stopping: the receiver's channel gave up
+				default:
+					return err
+				}
 			}
 		}
 	}

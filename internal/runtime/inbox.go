@@ -217,9 +217,10 @@ func (o Outlet) Send(batch any) error {
 }
 
 // Mark ends an epoch on this channel. A final marker towards a receiver
-// that may join later is held for its joins (finals.go).
+// in another process, which may join later, is held for its joins
+// (finals.go).
 func (o Outlet) Mark(m progress.Marker) error {
-	holds := m.Final && o.link != nil && o.link.gone != nil && o.link.gone.rt != nil
+	holds := m.Final && o.remote != nil && o.link != nil && o.link.gone != nil && o.link.gone.rt != nil
 	var sent uint64
 	if holds {
 		sent = o.link.gone.Joins()

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/weirstream/weir/internal/metrics"
@@ -31,6 +32,9 @@ type Meter struct {
 	kind    trace.Kind
 	since   int64
 	process int
+	// closed is set once the worker's goroutine has closed the meter:
+	// another goroutine may use what the worker used (finals.go).
+	closed atomic.Bool
 }
 
 // NewMeter returns the meter of a worker that is no task instance (a
@@ -79,6 +83,7 @@ func (m *Meter) Close() {
 	}
 	m.M.End(t)
 	m.rec.Flush()
+	m.closed.Store(true)
 }
 
 // Tracing reports whether the worker's activities are recorded: one

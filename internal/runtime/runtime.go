@@ -258,6 +258,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 			if err := f(); err != nil && !errors.Is(err, errStopped) && !errors.Is(err, errRetired) {
 				r.fail(fmt.Errorf("%s#%d: %w", name, instance, err))
 			}
+			r.noteJoin() // its held final markers may go now
 		}()
 	}
 	for _, t := range r.tasks {
@@ -269,7 +270,8 @@ func (r *Runtime) Run(ctx context.Context) error {
 	for i, s := range r.services {
 		run(&services, s.name, i, func() error { return s.run(r.done) })
 	}
-	run(&services, "finals", 0, func() error { return r.deliverFinals(r.done) })
+	var finals sync.WaitGroup // not waited for (finals.go)
+	run(&finals, "finals", 0, func() error { return r.deliverFinals(r.done) })
 	// Once every task has ended, done closes, which tells the services
 	// that are still running (watchers) to return.
 	finished := make(chan struct{})

@@ -115,7 +115,7 @@ func (cn *connector) accept(ln net.Listener) {
 			}
 			cn.untrack(c)
 			switch {
-			case errors.Is(err, errProbed):
+			case errors.Is(err, errAnswered):
 			case fatal(err):
 				cn.fatal(err, false)
 			case !cn.ending():

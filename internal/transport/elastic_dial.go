@@ -100,8 +100,12 @@ func (e *elastic) shake(c net.Conn, want int, dialed bool) error {
 		return err
 	}
 	defer g.hold()
-	if g.h.Probe && !dialed {
+	switch {
+	case g.h.Probe && !dialed:
 		return e.answerProbe(g)
+	case g.h.Contact && !dialed && e.memberJoinsEarly(g.s.peer):
+		g.s.send(joinedStarting)
+		return errAnswered
 	}
 	p, r, err := e.claim(g.s.peer, g.h.Incarnation, c, !dialed && g.h.Contact)
 	switch {

@@ -18,15 +18,18 @@ import (
 // answer claims no slot and raises no event; a probe from a process of
 // another job fails on the settings, as any handshake does.
 
-// The answers to a probe.
+// The answers to a probe, and to a process of a member's slot that asks
+// to join while the members start the job (it must start with them).
 const (
-	probeRunning  = "the job runs"
-	probeStarting = "the job is starting"
+	probeRunning   = "the job runs"
+	probeStarting  = "the job is starting"
+	joinedStarting = "the job is starting with this slot among its members: start with them, without joining"
 )
 
-// errProbed is what a handshake that answered a probe returns: no
-// connection, and nothing to report.
-var errProbed = errors.New("transport: answered a probe")
+// errAnswered is what a handshake returns that answered a probe, or
+// turned away a member's join while the job starts: no connection, and
+// nothing to report (it fails no Dial).
+var errAnswered = errors.New("transport: answered without a connection")
 
 // Probe asks the process at addr whether the elastic job of cfg (its
 // settings, secret and TLS; Self is this process's slot) runs: true once
@@ -77,5 +80,15 @@ func (e *elastic) answerProbe(g *greeting) error {
 		answer = probeRunning
 	}
 	g.s.send(answer)
-	return errProbed
+	return errAnswered
+}
+
+// memberJoinsEarly reports whether a contact hello from slot i comes
+// while this process starts the job with i among its members: the
+// process of slot i must start with the members, not join.
+func (e *elastic) memberJoinsEarly(i int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := &e.slots[i]
+	return e.dialing && !e.ready && s.heard == anyInc && s.p == nil
 }

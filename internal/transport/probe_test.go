@@ -8,8 +8,9 @@ import (
 )
 
 // A process of slot 1 probes process 0 of an elastic job of members
-// 0 and 1: "starting" while process 0 waits for slot 1 (and its Dial
-// is not disturbed: it completes once slot 1 starts), "runs" once the
+// 0 and 1: "starting" while process 0 waits for slot 1, and one that
+// asks to join then is turned away (neither disturbs process 0's Dial:
+// it completes once slot 1 starts), "runs" once the
 // members' mesh is complete; a probe with other settings is refused as
 // another job's, and an address where nothing listens is an error.
 func TestProbe(t *testing.T) {
@@ -35,6 +36,15 @@ func TestProbe(t *testing.T) {
 	}
 	if err != nil || running {
 		t.Fatalf("probe while process 0 starts: %v, %v; want false (starting)", running, err)
+	}
+	// A process of slot 1 that asks to join now is turned away.
+	early := testConfig(1, m.addrs, listenAny(t))
+	early.Elastic, early.Join = true, []string{m.addrs[0]}
+	if nw, err := Dial(ctx, early); err == nil || !strings.Contains(err.Error(), "start with them") {
+		if nw != nil {
+			nw.Close()
+		}
+		t.Fatalf("a member's process joining while the job starts: %v; want it told to start with the members", err)
 	}
 	nw1, err := Dial(ctx, cfg1)
 	if err != nil {
