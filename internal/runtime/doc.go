@@ -26,7 +26,11 @@
 // instance that retired takes part again when a new process takes its
 // slot (Retirement.Join with a later epoch): receivers take it back from
 // then, once its final marker came, and remote outlets find it anew
-// (Rejoiner) before they send it anything of that epoch.
+// (Rejoiner) before they send it anything of that epoch. A final marker
+// sent or dropped towards a receiver in another process is held by the
+// runtime and sent again, as the end of the receiver's epoch, each time
+// a later join epoch of that receiver is set (finals.go), so a process
+// that joins after a sender ended does not wait for it.
 //
 // Every task instance has a Meter: its metrics.Instance counters (records,
 // bytes, busy, idle and backpressured time, read once per batch, marker or
