@@ -94,6 +94,18 @@ func PooledBlob(op string, kg uint32, data []byte) StateBlob {
 	return StateBlob{Operator: op, KeyGroup: kg, Data: b, Pooled: len(b) >= poolFloor}
 }
 
+// OwnedBlob returns a blob of op's key group kg whose data is b, a
+// buffer of the pool (Buffer) that the blob holds from now on: the blob
+// is marked Pooled if b is large enough to go back.
+func OwnedBlob(op string, kg uint32, b []byte) StateBlob {
+	return StateBlob{Operator: op, KeyGroup: kg, Data: b, Pooled: cap(b) >= poolFloor}
+}
+
+// Fits reports whether b fills enough of its capacity to be kept as a
+// blob (OwnedBlob) rather than copied out at its size (PooledBlob): at
+// most a quarter of it would be idle.
+func Fits(b []byte) bool { return len(b) >= cap(b)-cap(b)/4 }
+
 // Recycle gives the buffers of blobs marked Pooled back to the pool and
 // unmarks them; the caller must hold no other reference to them.
 func Recycle(blobs []StateBlob) {

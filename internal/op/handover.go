@@ -39,17 +39,24 @@ func extractTable[K comparable, V any](t keyedStore[K, V], wm int64, op string, 
 		del = append(del, gone{h, k})
 		return true
 	})
-	// As in snapshotTable: one scratch buffer, each blob copied out at
-	// its size into a buffer of the pool. The blob is not marked Pooled:
-	// it goes to the new owner, in this process or over the network, and
-	// nothing tracks when that owner is done with it, so the collector
-	// takes it.
+	// As in snapshotTable: each key group encoded into a scratch buffer,
+	// which becomes the blob if the encoding fills most of it, else is
+	// copied out at its size into a buffer of the pool. The blob is not
+	// marked Pooled: it goes to the new owner, in this process or over
+	// the network, and nothing tracks when that owner is done with it, so
+	// the collector takes it.
 	scratch := takeScratch()
 	for kg, b := range by {
 		scratch = c.Append(scratch[:0], []keyedBlob[K, V]{*b})
 		delete(by, kg)
-		data := checkpoint.Buffer(len(scratch))
-		copy(data, scratch)
+		data := scratch
+		if checkpoint.Fits(scratch) {
+			noteScratch(len(scratch))
+			scratch = takeScratch()
+		} else {
+			data = checkpoint.Buffer(len(scratch))
+			copy(data, scratch)
+		}
 		out = append(out, checkpoint.StateBlob{Operator: op, KeyGroup: kg, Data: data})
 	}
 	dropScratch(scratch)

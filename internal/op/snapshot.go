@@ -44,14 +44,25 @@ func snapshotTable[K comparable, V any](t keyedStore[K, V], wm int64, op string,
 		b.Entries = append(b.Entries, keyedEntry[K, V]{H: h, Key: k, Val: *v})
 		return true
 	})
-	// Each key group is encoded into one scratch buffer and copied out at
-	// its size, into a buffer of the pool (the part's writer gives it
-	// back): a blob grown by appending would keep up to a quarter more
-	// than its length, and leave each smaller copy behind as garbage.
+	// Each key group is encoded into a scratch buffer of the pool as
+	// large as the largest key group's encoding seen. If the encoding
+	// fills most of it (key groups of about one size), the buffer becomes
+	// the blob and a new scratch buffer is taken; else the encoding is
+	// copied out at its size into a buffer of the pool. Either way the
+	// part's writer gives the blob's buffer back, and no blob grown by
+	// appending keeps much more than its length or leaves each smaller
+	// copy behind as garbage. Keeping the buffer saves a copy of the
+	// state at each checkpoint, on the task's goroutine.
 	scratch := takeScratch()
 	for kg, b := range by {
 		scratch = c.Append(scratch[:0], []keyedBlob[K, V]{*b})
 		delete(by, kg) // its entries are garbage from here
+		if checkpoint.Fits(scratch) {
+			noteScratch(len(scratch))
+			out = append(out, checkpoint.OwnedBlob(op, kg, scratch))
+			scratch = takeScratch()
+			continue
+		}
 		out = append(out, checkpoint.PooledBlob(op, kg, scratch))
 	}
 	dropScratch(scratch)
@@ -71,9 +82,14 @@ func takeScratch() []byte {
 
 // dropScratch gives scratch back to the pool, noting its size.
 func dropScratch(scratch []byte) {
-	for h := scratchHint.Load(); int64(len(scratch)) > h && !scratchHint.CompareAndSwap(h, int64(len(scratch))); h = scratchHint.Load() {
-	}
+	noteScratch(len(scratch))
 	checkpoint.Release(scratch)
+}
+
+// noteScratch raises scratchHint to n.
+func noteScratch(n int) {
+	for h := scratchHint.Load(); int64(n) > h && !scratchHint.CompareAndSwap(h, int64(n)); h = scratchHint.Load() {
+	}
 }
 
 // restoreTable adds the entries of blobs to t and returns the highest
