@@ -31,19 +31,25 @@ func loopbackAddrs(t *testing.T, n int) []string {
 // elasticCount runs the processes of an elastic word count over TCP of
 // two members and the given slots.
 type elasticCount struct {
-	t         *testing.T
-	ctx       context.Context
-	in, out   string
-	peers     []string
-	log0      func() string
-	done0     chan error
-	processes int
+	t       *testing.T
+	ctx     context.Context
+	text    string
+	in, out string
+	peers   []string
+	log0    func() string
+	done0   chan error
 }
 
-func newElasticCount(t *testing.T, ctx context.Context, text string, slots int) *elasticCount {
+// startElasticCount writes the input, reserves the slots' addresses and
+// starts process 0 (3 minutes at most for the test).
+func startElasticCount(t *testing.T, slots int) *elasticCount {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
 	dir := t.TempDir()
-	e := &elasticCount{t: t, ctx: ctx, in: filepath.Join(dir, "in.txt"), out: filepath.Join(dir, "out.csv"), peers: loopbackAddrs(t, slots)}
-	writeFile(t, e.in, text)
+	e := &elasticCount{t: t, ctx: ctx, text: rescaleText(60_000), in: filepath.Join(dir, "in.txt"), out: filepath.Join(dir, "out.csv"),
+		peers: loopbackAddrs(t, slots)}
+	writeFile(t, e.in, e.text)
+	e.start(0)
 	return e
 }
 
@@ -97,11 +103,7 @@ func (e *elasticCount) leave(cmd *exec.Cmd, log func() string, done chan error) 
 // process of slot 2, started with the same arguments, takes the slot
 // again; the job ends, and the output equals the reference count.
 func TestElasticRejoinAfterSIGTERM(t *testing.T) {
-	text := rescaleText(60_000)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	e := newElasticCount(t, ctx, text, 3)
-	e.start(0)
+	e := startElasticCount(t, 3)
 	_, _, done1 := e.start(1)
 	third, log2, done2 := e.start(2)
 	// Once process 0 let it in, it is told to leave: it does once its
@@ -110,19 +112,19 @@ func TestElasticRejoinAfterSIGTERM(t *testing.T) {
 	e.leave(third, log2, done2)
 	_, log2b, done2b := e.start(2)
 	e.until("a process joins the job", 2)
-	e.finish(text, "slot 2", log2b, done1, done2b)
+	e.finish("slot 2", log2b, done1, done2b)
 }
 
 // finish waits for process 0 and the processes of dones to exit 0, and
-// compares the output with the reference count of text.
-func (e *elasticCount) finish(text, slot string, last func() string, dones ...chan error) {
+// compares the output with the reference count of the input.
+func (e *elasticCount) finish(slot string, last func() string, dones ...chan error) {
 	e.t.Helper()
 	for p, done := range append([]chan error{e.done0}, dones...) {
 		if err := <-done; err != nil {
 			e.t.Fatalf("process #%d waited for (#0: process 0): %v\n%s\n%s", p, err, e.log0(), last())
 		}
 	}
-	if got, want := readFile(e.t, e.out), wordcountCSV(text); got != want {
+	if got, want := readFile(e.t, e.out), wordcountCSV(e.text); got != want {
 		e.t.Errorf("the output differs from the reference after %s was taken again\n%s", slot, firstDiff(got, want))
 	}
 }
@@ -132,17 +134,13 @@ func (e *elasticCount) finish(text, slot string, last func() string, dones ...ch
 // of a StatefulSet scaled down below the members, then up) finds the job
 // running and takes the slot; the output equals the reference count.
 func TestElasticMemberRejoin(t *testing.T) {
-	text := rescaleText(60_000)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	e := newElasticCount(t, ctx, text, 2)
-	e.start(0)
+	e := startElasticCount(t, 2)
 	second, log1, done1 := e.start(1)
 	time.Sleep(3 * time.Second) // the job runs (a SIGTERM before would stop it)
 	e.leave(second, log1, done1)
 	_, log1b, done1b := e.start(1)
 	e.until("a process joins the job", 1)
-	e.finish(text, "slot 1", log1b, done1b)
+	e.finish("slot 1", log1b, done1b)
 	if !strings.Contains(log1b(), "the job runs already") {
 		t.Errorf("the new process of slot 1 did not say it found the job running:\n%s", log1b())
 	}

@@ -78,7 +78,7 @@ func (j *Job) joinIfRunning(ctx context.Context, p *plan.Physical) {
 		j.Logger().Info("weir: process 0 did not answer whether the job runs; starting it with the members", "process", c.Self, "err", err)
 	case running:
 		j.Logger().Info("weir: the job runs already: this process joins it, taking its slot again", "process", c.Self)
-		c.Joins, c.Join = true, c.Peers[:1]
+		c.Joins, c.Join = true, []string{c.Peers[0]}
 	}
 }
 

@@ -32,7 +32,8 @@ type heldFinal struct {
 	sent uint64
 }
 
-// finals holds a runtime's dropped final markers.
+// finals holds the final markers a runtime's outlets sent or dropped
+// towards other processes.
 type finals struct {
 	mu   sync.Mutex
 	held []heldFinal
