@@ -52,9 +52,13 @@ func (in *Instance) AddBlocked(d int64) { in.blocked.Add(d) }
 func (in *Instance) AddIdle(d int64)    { in.idle.Add(d) }
 
 // Start and End record when the instance's goroutine started and ended
-// (Unix nanoseconds).
-func (in *Instance) Start(t int64) { in.started.Store(t) }
-func (in *Instance) End(t int64)   { in.ended.Store(t) }
+// (Unix nanoseconds). An instance that starts again after it ended (a
+// restartable one) runs until its next End.
+func (in *Instance) Start(t int64) {
+	in.ended.Store(0)
+	in.started.Store(t)
+}
+func (in *Instance) End(t int64) { in.ended.Store(t) }
 
 // Complete records that the instance completed epoch e with watermark wm.
 func (in *Instance) Complete(e uint64, wm int64) {

@@ -16,10 +16,14 @@ import (
 // each time the receiver's join epoch changes to one after the marker,
 // it sends it again as the end of that epoch: the receiver takes the
 // sender as ended instead of waiting for it. Only outlets to other
-// processes hold (a local receiver's join epoch does not change while
-// the runtime runs), and a held marker goes again only once its sender's
-// goroutine has closed its meter: the outlet, its meter and tracer are
-// the runtime's from then on. The marker goes with no cut time (the
+// processes and to restartable instances hold (another local receiver's
+// join epoch does not change while the runtime runs), and a held marker
+// goes again only once its sender's goroutine has closed its meter: the
+// outlet, its meter and tracer are the runtime's from then on. A
+// restartable sender's held marker is dropped once the sender joins
+// again after it, and is not sent to a receiver at whose join the
+// sender takes no part: the receiver leaves it out then, and takes it
+// back when it joins. The marker goes with no cut time (the
 // receiver's first epoch is not measured from the sender's end), and
 // the service that sends it is not waited for: a receiver's process
 // that never comes holds back no end of the runtime.
@@ -49,12 +53,14 @@ func (r *Runtime) hold(o Outlet, m progress.Marker, sent uint64) {
 	r.noteJoin()
 }
 
-// noteJoin wakes the delivery of held final markers.
+// noteJoin wakes the delivery of held final markers, and the instances
+// that wait to take part again.
 func (r *Runtime) noteJoin() {
 	select {
 	case r.finals.note <- struct{}{}:
 	default:
 	}
+	r.lives.wakeAll()
 }
 
 // due returns the held markers to send again, each as the end of its
@@ -63,18 +69,33 @@ func (r *Runtime) due() []heldFinal {
 	r.finals.mu.Lock()
 	defer r.finals.mu.Unlock()
 	var out []heldFinal
+	kept := r.finals.held[:0]
 	for i := range r.finals.held {
 		h := &r.finals.held[i]
-		if m := h.o.link.m; m != nil && !m.closed.Load() {
+		m := h.o.link.m
+		if m != nil && m.life != nil && m.life.Joins() > uint64(h.m.Epoch) {
+			continue // its sender started again: its receivers take it back
+		}
+		kept = append(kept, *h)
+		h = &kept[len(kept)-1]
+		if m != nil && !m.closed.Load() {
 			continue // its sender still runs
 		}
-		if j := h.o.link.gone.Joins(); j != never && j != h.sent && uint64(h.m.Epoch) < j {
+		j := h.o.link.gone.Joins()
+		if m != nil && m.life != nil && j != never && !m.life.present(j) {
+			// A sender that may start again and takes no part at the
+			// receiver's join: the receiver leaves it out (Inbox.joins).
+			continue
+		}
+		if j != never && j != h.sent && uint64(h.m.Epoch) < j {
 			h.sent = j
 			again := *h
 			again.m.Epoch, again.m.Cut = progress.Epoch(j), 0
 			out = append(out, again)
 		}
 	}
+	clear(r.finals.held[len(kept):])
+	r.finals.held = kept
 	return out
 }
 

@@ -25,8 +25,12 @@ type Inbox struct {
 	seqs  []uint64      // sender index -> messages taken from it so far
 	gone  *Retirement   // the instance's retirement
 	// from holds, per sender, the sending instance's retirement if it
-	// runs in another process, which may join the job later.
+	// runs in another process, which may join the job later, or is a
+	// restartable one.
 	from []*Retirement
+	// restart is set for a restartable instance's inbox: final markers
+	// towards it are held for its later joins.
+	restart bool
 }
 
 // queued returns the number of messages waiting in the inbox.
@@ -63,8 +67,9 @@ func (in *Inbox) Sender(port int) Outlet {
 }
 
 // SenderFrom registers, as Sender does, a sender that is instance x of
-// another process: while x is absent (Retirement.Absent) the task does
-// not wait for it, and it takes it back at the epoch x joins.
+// another process, or a restartable instance of this one: while x is
+// absent (Retirement.Absent) or retired the task does not wait for it,
+// and it takes it back at the epoch x joins.
 func (in *Inbox) SenderFrom(port int, x *Retirement) Outlet {
 	o := in.Sender(port)
 	in.from[len(in.from)-1] = x
@@ -217,10 +222,10 @@ func (o Outlet) Send(batch any) error {
 }
 
 // Mark ends an epoch on this channel. A final marker towards a receiver
-// in another process, which may join later, is held for its joins
-// (finals.go).
+// in another process, which may join later, or towards a restartable
+// one, is held for its joins (finals.go).
 func (o Outlet) Mark(m progress.Marker) error {
-	holds := m.Final && o.remote != nil && o.link != nil && o.link.gone != nil && o.link.gone.rt != nil
+	holds := m.Final && (o.remote != nil || o.in != nil && o.in.restart) && o.link != nil && o.link.gone != nil && o.link.gone.rt != nil
 	var sent uint64
 	if holds {
 		sent = o.link.gone.Joins()

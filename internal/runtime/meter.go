@@ -33,8 +33,11 @@ type Meter struct {
 	since   int64
 	process int
 	// closed is set once the worker's goroutine has closed the meter:
-	// another goroutine may use what the worker used (finals.go).
+	// another goroutine may use what the worker used (finals.go); until
+	// it opens it again, if it is a restartable instance's, whose
+	// retirement life is.
 	closed atomic.Bool
+	life   *Retirement
 }
 
 // NewMeter returns the meter of a worker that is no task instance (a
@@ -68,6 +71,7 @@ func (m *Meter) SetName(name string) { m.M.Operator = name }
 
 // Open starts measuring: the worker's goroutine calls it first.
 func (m *Meter) Open() {
+	m.closed.Store(false)
 	m.last = Now()
 	m.M.Start(m.last)
 	if m.tracer != nil {

@@ -128,6 +128,10 @@ type Runtime struct {
 	retire   map[meterKey]*Retirement
 	joins    atomic.Uint64 // joins set on the retirements
 	finals   finals
+	// active counts the task and source instances that run or may still
+	// run: not ended, not waiting to take part again (lives.go).
+	active atomic.Int64
+	lives  lives
 }
 
 type sourceSpec struct {
@@ -151,6 +155,9 @@ type taskSpec struct {
 	task     InputTask
 	terminal int // index in the tracker, or -1
 	meter    *Meter
+	// build, if set, makes the task afresh each time the instance joins
+	// (AddRestartable).
+	build func(first uint64) (InputTask, error)
 }
 
 // New returns an empty runtime.
@@ -242,10 +249,14 @@ func (r *Runtime) Run(ctx context.Context) error {
 	r.started.Store(true)
 	r.tracker.onEpoch = r.cfg.OnEpoch
 	var tasks, services sync.WaitGroup
+	r.active.Store(int64(len(r.tasks) + len(r.sources)))
 	run := func(wg *sync.WaitGroup, name string, instance int, f func() error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if wg == &tasks {
+				defer r.pause() // once none runs, the runtime ends
+			}
 			defer func() {
 				if p := recover(); p != nil {
 					stack := runtimedebug.Stack()
@@ -262,7 +273,11 @@ func (r *Runtime) Run(ctx context.Context) error {
 		}()
 	}
 	for _, t := range r.tasks {
-		run(&tasks, t.name, t.instance, func() error { return r.runTask(t) })
+		if t.build != nil {
+			run(&tasks, t.name, t.instance, func() error { return r.runLives(t) })
+			continue
+		}
+		run(&tasks, t.name, t.instance, func() error { return r.runTask(t, uint64(r.cfg.FirstEpoch)) })
 	}
 	for _, s := range r.sources {
 		run(&tasks, s.name, s.instance, func() error { return r.runSource(s) })

@@ -129,7 +129,9 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 	}
 }
 
-func (r *Runtime) runTask(t *taskSpec) error {
+// runTask runs an input task instance from epoch first (the job's
+// first, or the epoch a restartable instance joins at) to its end.
+func (r *Runtime) runTask(t *taskSpec, first uint64) error {
 	in := t.inbox
 	n := len(in.chans)
 	if n == 0 {
@@ -140,13 +142,13 @@ func (r *Runtime) runTask(t *taskSpec) error {
 	defer m.Close()
 	al := progress.NewAligner(n)
 	at := make([]uint64, n)
-	seen, err := in.joins(al, at, uint64(r.cfg.FirstEpoch), 0)
+	seen, err := in.joins(al, at, first, 0)
 	if err != nil {
 		return err
 	}
 	mark := func(s int, mk progress.Marker) error {
 		// Senders that join take part before anything completes.
-		if seen, err = in.joins(al, at, uint64(r.cfg.FirstEpoch), seen); err != nil {
+		if seen, err = in.joins(al, at, first, seen); err != nil {
 			return err
 		}
 		out, ok := al.Mark(s, mk)
