@@ -25,7 +25,7 @@ type Config struct {
 type Coordinator struct {
 	cfg  Config
 	meta string // key_groups, rendered once
-	live map[TaskID]bool
+	live map[TaskID]uint64 // a live task -> the first checkpoint it reports to
 	// parts are the checkpoints some task has reported to and that are
 	// not ready; queue the ready ones not yet asked to be written.
 	parts map[uint64]*pending
@@ -35,10 +35,10 @@ type Coordinator struct {
 	// task reported, complete the newest the store found complete (From
 	// at first).
 	taken, written, highest, complete uint64
-	// finalState and finalSources are the final state of the tasks that
-	// have ended, part of every later part.
-	finalState   []checkpoint.StateBlob
-	finalSources []checkpoint.SourceBlob
+	// finals are the final state of the tasks that have ended (the last
+	// time, for one that ended, joined again and ended again), part of
+	// every later part.
+	finals map[TaskID]final
 	// waiting are the checkpoints whose part was written, not yet known
 	// complete, in increasing order.
 	waiting []uint64
@@ -59,7 +59,7 @@ func New(cfg Config) (*Coordinator, error) {
 	case cfg.Keep < 1:
 		return nil, fmt.Errorf("coord: keep is %d, want at least 1", cfg.Keep)
 	}
-	return &Coordinator{cfg: cfg, meta: fmt.Sprint(cfg.KeyGroups), live: map[TaskID]bool{},
+	return &Coordinator{cfg: cfg, meta: fmt.Sprint(cfg.KeyGroups), live: map[TaskID]uint64{}, finals: map[TaskID]final{},
 		parts: map[uint64]*pending{}, complete: cfg.From}, nil
 }
 
@@ -78,7 +78,7 @@ func (c *Coordinator) Step(e Event) error {
 	}
 	switch e := e.(type) {
 	case Join:
-		c.live[e.Task] = true
+		c.live[e.Task] = e.From
 	case Report:
 		c.report(e)
 	case Finish:

@@ -7,8 +7,10 @@
 // A process's tasks (TaskID, chosen by the caller) report their blobs for
 // checkpoint n when they pass their first marker at or after epoch n (Due
 // says which n), or finish: an ended task's final state goes into every
-// later part instead. A part is ready once every live task has reported
-// to it; the coordinator then asks for it to be written, for every
+// later part instead. A task may join while the run goes on, from a
+// given checkpoint (a task instance that starts at an epoch), and one
+// that finished may join again. A part is ready once every live task
+// that joined by its checkpoint has reported to it; the coordinator then asks for it to be written, for every
 // checkpoint it wrote and does not know complete to be checked, and, for
 // each that is complete, announces it, commits the two-phase outputs up
 // to it and prunes. While no checkpoint completes, it compares what its

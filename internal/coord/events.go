@@ -10,9 +10,18 @@ type TaskID int
 // answer to a store request the coordinator asked for.
 type Event interface{ event() }
 
-// Join makes Task one of the tasks every part waits for, until it
-// finishes. The caller joins every task before any of them reports.
-type Join struct{ Task TaskID }
+// Join makes Task one of the tasks every part from checkpoint From on
+// waits for, until it finishes. The caller joins every task that starts
+// with the run (From 0) before any of them reports. A task that starts
+// while the run goes on (a task instance that joins at an epoch) joins
+// with the first checkpoint it reports to, before any other task can
+// report to that one; the parts before it do not wait for it. A task
+// that finished may join again: its final state stays in the parts
+// before From, and the state it reports from then on replaces it.
+type Join struct {
+	Task TaskID
+	From uint64
+}
 
 // Report hands over Task's blobs for checkpoint N (the N that Due
 // returned). The coordinator copies the slices but not the blobs' Data,

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"github.com/weirstream/weir/internal/checkpoint"
@@ -50,12 +51,19 @@ func (c *Coordinator) report(e Report) {
 // buffers back (checkpoint.Recycle).
 func (c *Coordinator) finish(e Finish) {
 	delete(c.live, e.Task)
+	f := final{sources: e.Sources}
 	for _, b := range e.State {
 		b.Pooled = false
-		c.finalState = append(c.finalState, b)
+		f.state = append(f.state, b)
 	}
-	c.finalSources = append(c.finalSources, e.Sources...)
+	c.finals[e.Task] = f
 	c.takeReady()
+}
+
+// final is the final state of a task that ended.
+type final struct {
+	state   []checkpoint.StateBlob
+	sources []checkpoint.SourceBlob
 }
 
 // takeReady queues the parts every live task has reported to, with the
@@ -87,8 +95,8 @@ func (c *Coordinator) takeReady() {
 }
 
 func (c *Coordinator) allLive(p *pending) bool {
-	for t := range c.live {
-		if !p.from[t] {
+	for t, from := range c.live {
+		if from <= p.part.Checkpoint && !p.from[t] {
 			return false
 		}
 	}
@@ -106,14 +114,24 @@ func (c *Coordinator) withFinal(part checkpoint.Part) checkpoint.Part {
 	for _, b := range part.Sources {
 		have[sourceKey(b)] = true
 	}
-	for _, b := range c.finalState {
-		if !have[stateKey(b)] {
-			part.State = append(part.State, b)
+	var tasks []TaskID
+	for _, t := range slices.Sorted(maps.Keys(c.finals)) {
+		if from, ok := c.live[t]; !ok || from > part.Checkpoint {
+			tasks = append(tasks, t) // not joined again by then
 		}
 	}
-	for _, b := range c.finalSources {
-		if !have[sourceKey(b)] {
-			part.Sources = append(part.Sources, b)
+	for _, t := range tasks {
+		for _, b := range c.finals[t].state {
+			if !have[stateKey(b)] {
+				part.State = append(part.State, b)
+			}
+		}
+	}
+	for _, t := range tasks {
+		for _, b := range c.finals[t].sources {
+			if !have[sourceKey(b)] {
+				part.Sources = append(part.Sources, b)
+			}
 		}
 	}
 	return part
