@@ -24,7 +24,7 @@ type Config struct {
 // no I/O.
 type Coordinator struct {
 	cfg  Config
-	meta string // key_groups, rendered once
+	meta string            // key_groups, rendered once
 	live map[TaskID]uint64 // a live task -> the first checkpoint it reports to
 	// parts are the checkpoints some task has reported to and that are
 	// not ready; queue the ready ones not yet asked to be written.
