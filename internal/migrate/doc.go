@@ -37,5 +37,10 @@
 //     receives from at most one, and the counts above are of such bundles;
 //   - fluid plans take E steps, all-at-once plans one (none if E is 0).
 //
+// Lives says, from the tables an operator routes by, when each of its
+// instances takes part: from the epoch before the first table that gives
+// it a key group to the epoch after the first from which it owns none
+// for good, so that instances start and end with their key groups.
+//
 // The package is pure: no clock, no goroutines, no files, no locks.
 package migrate
