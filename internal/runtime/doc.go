@@ -32,6 +32,11 @@
 // a later join epoch of that receiver is set (finals.go), so a process
 // that joins after a sender ended does not wait for it.
 //
+// An input task instance may be restartable (AddRestartable): it runs
+// from each join epoch to its retirement with a new task that a builder
+// makes for its first epoch, and its goroutine waits in between, holding
+// no task; the runtime ends once no instance takes part (lives.go).
+//
 // Every task instance has a Meter: its metrics.Instance counters (records,
 // bytes, busy, idle and backpressured time, read once per batch, marker or
 // wait) and, while the tracer is on, a trace.Recorder of its activities.
