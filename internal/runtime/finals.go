@@ -37,7 +37,7 @@ type heldFinal struct {
 }
 
 // finals holds the final markers a runtime's outlets sent or dropped
-// towards other processes.
+// towards other processes and restartable instances.
 type finals struct {
 	mu   sync.Mutex
 	held []heldFinal
