@@ -17,6 +17,23 @@ func (c *coordinator) join() coord.TaskID {
 	return coord.TaskID(c.tasks - 1)
 }
 
+// joinLater makes reporter id one that takes part from checkpoint from
+// on (notYet: not until joinFrom says so). It is called before the
+// service starts.
+func (c *coordinator) joinLater(id coord.TaskID, from uint64) {
+	if c.later == nil {
+		c.later = map[coord.TaskID]uint64{}
+	}
+	c.later[id] = from
+}
+
+// joinFrom makes reporter id, which took no part, or ended, take part
+// from checkpoint from on: the parts before it do not wait for it. It
+// must be sent before any task reports to checkpoint from.
+func (c *coordinator) joinFrom(id coord.TaskID, from uint64) {
+	c.send(coord.Join{Task: id, From: from})
+}
+
 // start registers the checkpoint service on rt, once every reporter has
 // joined.
 func (c *coordinator) start(rt *runtime.Runtime) {
@@ -79,7 +96,12 @@ func (c *coordinator) serve(done <-chan struct{}) error {
 		defer c.meter.Close()
 	}
 	for k := range c.tasks {
-		if err := s.step(coord.Join{Task: coord.TaskID(k)}); err != nil {
+		id := coord.TaskID(k)
+		from, later := c.later[id]
+		if later && from == notYet {
+			continue
+		}
+		if err := s.step(coord.Join{Task: id, From: from}); err != nil {
 			return err
 		}
 	}

@@ -48,6 +48,10 @@ type coordinator struct {
 	// tasks-1); inbox carries their reports and ends, and the peers'
 	// claims, to the service until done closes.
 	tasks int
+	// later holds the reporters that do not take part from the start:
+	// by task, the first checkpoint it takes part in (notYet: none until
+	// it joins, joinFrom).
+	later map[coord.TaskID]uint64
 	inbox chan coord.Event
 	done  <-chan struct{}
 	// onComplete, if set, is called with each checkpoint found complete.

@@ -230,7 +230,12 @@ type handover struct {
 	task   string
 	inst   int
 	groups int
+	par    int
 	sched  *routing.Schedule
+	// cur is the table the last epoch was routed by: the one in force at
+	// first, read at the first marker (a later life of an instance is
+	// made before every table of the rescale that starts it is added).
+	first  uint64
 	cur    *partition.Table
 	view   *routing.View
 	movers []dataflow.SnapEntry
@@ -242,6 +247,9 @@ func (x *handover) after(m progress.Marker) error {
 	x.epoch = uint64(m.Epoch)
 	if err := x.move(m, prev); err != nil || !m.Final {
 		return err
+	}
+	if m.Watermark == progress.MaxWatermark {
+		x.h.po.ended(instKey{x.task, x.par, x.inst}, uint64(m.Epoch))
 	}
 	return x.h.ended()
 }
@@ -255,6 +263,9 @@ func (x *handover) move(m progress.Marker, prev uint64) error {
 	// Entering the next epoch here too makes a table announced too late
 	// for this instance refused, also on a process without senders.
 	next := x.sched.Enter(uint64(m.Epoch) + 1)
+	if x.cur == nil {
+		x.cur = x.sched.At(x.first)
+	}
 	if next == x.cur {
 		return nil
 	}
@@ -387,7 +398,7 @@ func decodeTables(b []byte) ([]*partition.Table, error) {
 
 // handover makes the key-group handover of instance inst of keyed task
 // name, or returns nil for a task without keyed state.
-func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry, view *routing.View) *handover {
+func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry, view *routing.View, first uint64) *handover {
 	var movers []dataflow.SnapEntry
 	for _, s := range snaps {
 		if _, ok := s.S.(dataflow.KeyedMover); ok {
@@ -399,7 +410,7 @@ func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry
 	}
 	w.j.handovers.live.Add(1)
 	s := w.j.Schedule(par)
-	return &handover{h: w.j.handovers, task: name, inst: inst, groups: w.j.Cfg.KeyGroups, sched: s, cur: s.At(0),
+	return &handover{h: w.j.handovers, task: name, par: par, inst: inst, groups: w.j.Cfg.KeyGroups, sched: s, first: first,
 		view: view, movers: movers}
 }
 

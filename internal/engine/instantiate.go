@@ -3,7 +3,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"sync"
 
+	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/metrics"
@@ -61,7 +63,11 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	w.keyedChains()
 	w.nameMeters()
 	w.makeInboxes()
+	w.lives = w.mayLive()
 	if err := w.connect(); err != nil {
+		return err
+	}
+	if err := w.chooseLives(w.lives); err != nil {
 		return err
 	}
 	for ti, t := range p.Tasks {
@@ -100,6 +106,13 @@ type wiring struct {
 	keys      map[[2]int]*metrics.KeyCounter // (edge, sender) -> its count per key group
 	heads     []string                       // task -> its name in the runtime (taskNames)
 	chains    []string                       // task -> its chain's name (taskNames)
+	// lives marks the tasks whose instances start and end with their key
+	// groups (lives.go); first is the epoch the instance being made
+	// starts at, and mu is held while a later life is made.
+	lives map[int]bool
+	made  map[int]madeTask // first instances made to choose lives
+	first uint64
+	mu    sync.Mutex
 }
 
 // slotKey is a receiver's slot for one sender over one edge.
@@ -153,7 +166,13 @@ func (w *wiring) connect() error {
 			lo, hi := w.senders(e, r)
 			for s := lo; s < hi; s++ {
 				if w.pl.local(s, w.par[e.From]) {
-					slot := in.Sender(e.Port)
+					var slot runtime.Outlet
+					if w.lives[w.p.TaskOf[e.From]] {
+						// It may end and start again: taken back when it does.
+						slot = in.SenderFrom(e.Port, w.rt.Retirement(w.runName(e.From), s))
+					} else {
+						slot = in.Sender(e.Port)
+					}
 					w.slots[slotKey{ei, r, s}] = slot
 					continue
 				}
@@ -291,7 +310,7 @@ func (w *wiring) consumer(ei, id int, tc dataflow.TaskCtx) (any, error) {
 	return recv.Inputs[e.Port].Exchange(dataflow.ExchangeCtx{
 		Ex: e.Exchange, Outlets: outlets, Name: recv.Name,
 		Sender: tc.Inst, Senders: w.par[id], Done: w.rt.Done(),
-		Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: w.j.StableHash(), From: tc.From, Routing: w.j.Routing(len(outlets)), Schedule: w.j.Schedule(len(outlets)),
+		Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: w.j.StableHash(), From: tc.From, Routing: w.j.Schedule(len(outlets)).At(w.first), Schedule: w.j.Schedule(len(outlets)),
 	}), nil
 }
 
@@ -302,7 +321,7 @@ func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.S
 	tc := dataflow.TaskCtx{Inst: inst, Par: t.Parallelism}
 	snaps := new([]dataflow.SnapEntry)
 	tc.Snaps = snaps // for checkpoints and key-group handovers
-	tc.View = routing.NewView(w.j.Schedule(t.Parallelism).At(0))
+	tc.View = routing.NewView(w.j.Schedule(t.Parallelism).At(w.first))
 	if c := w.j.coord; c != nil {
 		tc.Checkpoints, tc.From = true, c.from
 		name := w.runName(t.Head)
@@ -328,34 +347,83 @@ func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.S
 func (w *wiring) start(ti int, t plan.Task, inst int) error {
 	j, n := w.j, w.j.Nodes[t.Head]
 	terminal := !w.hasRemote[ti]
+	if n.Kind != plan.Source {
+		var made *madeTask
+		if m, ok := w.made[ti]; ok && inst == 0 {
+			made = &m
+		}
+		if w.lives[ti] {
+			return w.startLives(ti, t, inst, made)
+		}
+		if made == nil {
+			it, _, err := w.newTask(t, inst, birth{restore: true, id: w.reporterID()})
+			if err != nil {
+				return err
+			}
+			made = &madeTask{it: it}
+		}
+		it := made.it
+		w.rt.AddTask(w.runName(n.Id), inst, w.inboxes[n.Id][inst], it, terminal)
+		return nil
+	}
+	w.first = 0
 	tc, snaps := w.taskCtx(t, inst)
 	outs, err := w.outputs(n.Id, tc)
 	if err != nil {
 		return err
 	}
-	if src := j.splits.sources[n.Name]; src != nil && n.Kind == plan.Source {
+	if src := j.splits.sources[n.Name]; src != nil {
 		return w.startShares(src, ti, t, inst, tc, outs, *snaps)
 	}
-	if n.Kind == plan.Source {
-		st, err := n.NewSource(tc, outs)
-		if err != nil {
-			return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
-		}
-		w.opened = append(w.opened, st)
-		if j.coord != nil {
-			if err := j.checkpointSource(st, n.Name, inst, t.Parallelism, *snaps); err != nil {
-				return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
-			}
-		}
-		w.rt.AddSource(w.runName(n.Id), inst, st, terminal)
-		return nil
-	}
-	it, err := n.NewTask(tc, outs)
+	st, err := n.NewSource(tc, outs)
 	if err != nil {
 		return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
 	}
+	w.opened = append(w.opened, st)
+	if j.coord != nil {
+		if err := j.checkpointSource(st, n.Name, inst, t.Parallelism, *snaps); err != nil {
+			return fmt.Errorf("%s#%d: %w", n.Name, inst, err)
+		}
+	}
+	w.rt.AddSource(w.runName(n.Id), inst, st, terminal)
+	return nil
+}
+
+// birth is how newTask makes an instance: from epoch first (0 for one
+// that starts with the job), with reporter id, restoring the checkpoint
+// the job resumed from if restore (a later life of an instance that
+// lives by its key groups, lives.go, restores nothing).
+type birth struct {
+	first   uint64
+	id      coord.TaskID
+	restore bool
+}
+
+// madeTask is an instance made before it is added to the runtime, with
+// its reporter id.
+type madeTask struct {
+	it runtime.InputTask
+	id coord.TaskID
+}
+
+// newTask makes instance inst of input task t: its operators, with the
+// key-group handover, the ownership checks and the checkpoint reporter
+// hooked to its markers. It returns the operators' state too.
+func (w *wiring) newTask(t plan.Task, inst int, b birth) (runtime.InputTask, []dataflow.SnapEntry, error) {
+	j, n := w.j, w.j.Nodes[t.Head]
+	first := b.first
+	w.first = first
+	tc, snaps := w.taskCtx(t, inst)
+	outs, err := w.outputs(n.Id, tc)
+	if err != nil {
+		return nil, nil, err
+	}
+	it, err := n.NewTask(tc, outs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s#%d: %w", n.Name, inst, err)
+	}
 	w.unmovable(t, *snaps)
-	if x := w.handover(n.Name, t.Parallelism, inst, *snaps, tc.View); x != nil {
+	if x := w.handover(n.Name, t.Parallelism, inst, *snaps, tc.View, first); x != nil {
 		it = hookMarks(it, x.after)
 		if j.coord != nil && inst == 0 {
 			*snaps = append(*snaps, dataflow.SnapEntry{Op: n.Name + routingSuffix, S: routingSnap{x}})
@@ -373,14 +441,18 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 	}
 	if j.coord != nil {
 		r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: *snaps, gone: w.rt.Retirement(w.runName(n.Id), inst)}
-		if err := r.restore(t.Parallelism, j.Routing(t.Parallelism)); err != nil {
-			return err
+		r.id = b.id
+		if b.restore {
+			if err := r.restore(t.Parallelism, j.Schedule(t.Parallelism).At(first)); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			// A later life reports from its first epoch's checkpoint on.
+			r.last = max(r.last, lastBefore(j.coord.every, first))
 		}
-		r.id = j.coord.join()
 		it = hookMarks(it, r.after)
 	}
-	w.rt.AddTask(w.runName(n.Id), inst, w.inboxes[n.Id][inst], it, terminal)
-	return nil
+	return it, *snaps, nil
 }
 
 // checkpointSource makes a source task take part in checkpoints: it

@@ -21,6 +21,15 @@ const maxPlans = 8
 // epochs that passed: a busy process (a collection of a large heap, a
 // loaded machine) plans more than once, and does not fail.
 func (j *Job) addInTime(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error)) (uint64, error) {
+	return j.addStarting(rt, plan, nil)
+}
+
+// addStarting is addInTime for a reconfiguration that starts instances:
+// start, if set, sets their joins (at from-1 at the earliest) once the
+// plan is found in time, and the plan then needs the process not to have
+// entered from-1, checked again after the joins are set; if the tables
+// cannot be added after all, the function start returned undoes them.
+func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), start func() func()) (uint64, error) {
 	lead, extra := j.lead(), uint64(0)
 	for try := 1; ; try++ {
 		base, err := j.entered(rt)
@@ -36,13 +45,28 @@ func (j *Job) addInTime(rt *runtime.Runtime, plan func(from uint64) ([]routing.A
 		if err != nil {
 			return 0, err
 		}
-		if inTime(from, now, lead) {
-			err := routing.AddAll(adds)
-			if !errors.Is(err, routing.ErrTooLate) {
-				if err != nil {
-					return 0, fmt.Errorf("weir: rescale: %w", err)
+		if inTime(from, now, lead) && (start == nil || from-1 > now) {
+			undo := func() {}
+			if start != nil {
+				undo = start()
+				now, err = j.entered(rt)
+				if err != nil || from-1 <= now {
+					undo()
 				}
-				return from, nil
+				if err != nil {
+					return 0, err
+				}
+			}
+			if start == nil || from-1 > now {
+				err := routing.AddAll(adds)
+				if !errors.Is(err, routing.ErrTooLate) {
+					if err != nil {
+						undo()
+						return 0, fmt.Errorf("weir: rescale: %w", err)
+					}
+					return from, nil
+				}
+				undo()
 			}
 			now = max(now, from)
 		}

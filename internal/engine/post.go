@@ -56,10 +56,34 @@ type postOffice struct {
 	mu      sync.Mutex
 	parcels map[parcelKey]*parcel
 	arrived chan struct{} // closed and replaced at each completed parcel
+	// ends holds, by instance of this process, the epoch of the final
+	// marker at which it ended with its input: it hands nothing over
+	// after it.
+	ends map[instKey]uint64
+}
+
+// instKey names one instance of a keyed task.
+type instKey struct {
+	task      string
+	par, inst int
 }
 
 func newPostOffice() *postOffice {
-	return &postOffice{parcels: map[parcelKey]*parcel{}, arrived: make(chan struct{})}
+	return &postOffice{parcels: map[parcelKey]*parcel{}, arrived: make(chan struct{}), ends: map[instKey]uint64{}}
+}
+
+// ended notes that instance k of this process ended with its input at
+// the final marker of epoch e (not a retirement: the input ended). A
+// taker that waits for a parcel of k for a later epoch (an instance that
+// joined after the input ended, whose first marker is final too) takes
+// an empty one: the steps after e never take force for k, and k's
+// windows already fired at its final marker.
+func (po *postOffice) ended(k instKey, e uint64) {
+	po.mu.Lock()
+	po.ends[k] = e
+	close(po.arrived)
+	po.arrived = make(chan struct{})
+	po.mu.Unlock()
 }
 
 func (po *postOffice) get(k parcelKey) *parcel {
@@ -90,6 +114,10 @@ func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]parcelBlob, boo
 			delete(po.parcels, k)
 			po.mu.Unlock()
 			return p.blobs, true
+		}
+		if e, ok := po.ends[instKey{k.task, k.par, k.from}]; ok && k.epoch > e {
+			po.mu.Unlock()
+			return nil, true
 		}
 		wait := po.arrived
 		po.mu.Unlock()

@@ -70,6 +70,8 @@ type rescaleState struct {
 	joined Migration
 	// heard holds, by peer, the announcement of its last put in force.
 	heard map[int][][]byte
+	// lives is the tasks whose instances live by their key groups.
+	lives livesState
 }
 
 // keyed notes a keyed task of par instances.
@@ -164,13 +166,15 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	var sp []sharePlan
 	var kept []string
 	var announce [][]byte
-	from, err := j.addInTime(rt, func(from uint64) ([]routing.Addition, error) {
+	var lp livesPlan
+	from, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		var kp []plannedSteps
 		var shareAnn [][]byte
 		var err error
 		if kp, mg, announce, err = j.planKeyed(scheds, from, r, contiguous); err != nil {
 			return nil, err
 		}
+		lp = j.planLives(rt, kp, from)
 		if sp, kept, shareAnn, err = j.planShares(from, func(_ string, par int) []int { return firstN(min(r.Instances, par)) }, false); err != nil {
 			return nil, err
 		}
@@ -179,10 +183,11 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			return nil, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
 		}
 		return append(keyedAdditions(kp), shareAdditions(sp)...), nil
-	})
+	}, j.livesStart(&lp))
 	if err != nil {
 		return Migration{}, err
 	}
+	j.rescale.lives.retire = max(j.rescale.lives.retire, lp.retire())
 	for _, p := range sp {
 		mg.Sources = append(mg.Sources, p.src.name)
 		if mg.Steps == 0 {
@@ -233,6 +238,9 @@ func (j *Job) entered(rt *runtime.Runtime) (uint64, error) {
 	}
 	for _, src := range j.splits.sources {
 		all = append(all, src.sched)
+	}
+	if r := j.rescale.lives.retire; r > 0 && j.CompletedEpoch()+1 < r {
+		return 0, fmt.Errorf("%w: instances end with the last one after epoch %d; ask again once they have", errBusy, r-1)
 	}
 	from := e
 	for _, s := range all {

@@ -68,8 +68,11 @@ func Decode(b []byte) (ProcessStats, error) {
 }
 
 func decodeInstance(r *reader, names []string) InstanceStats {
-	return InstanceStats{Operator: r.name(names), Instance: int(r.i()), Process: int(r.i()), Source: r.i() != 0,
-		RecordsIn: r.i(), RecordsOut: r.i(), BytesIn: r.i(), BytesOut: r.i(),
-		Useful: r.d(), Idle: r.d(), Backpressure: r.d(), Lifetime: r.d(), Queue: int(r.i()),
-		Epoch: uint64(r.i()), Watermark: r.i(), KeyGroupLo: int(r.i()), KeyGroups: r.list(maxGroups)}
+	in := InstanceStats{Operator: r.name(names), Instance: int(r.i()), Process: int(r.i())}
+	flags := r.i() // bit 0 Source, bit 1 Running
+	in.Source, in.Running = flags&1 != 0, flags&2 != 0
+	in.RecordsIn, in.RecordsOut, in.BytesIn, in.BytesOut = r.i(), r.i(), r.i(), r.i()
+	in.Useful, in.Idle, in.Backpressure, in.Lifetime, in.Queue = r.d(), r.d(), r.d(), r.d(), int(r.i())
+	in.Epoch, in.Watermark, in.KeyGroupLo, in.KeyGroups = uint64(r.i()), r.i(), int(r.i()), r.list(maxGroups)
+	return in
 }

@@ -41,7 +41,7 @@ func Encode(b []byte, ps ProcessStats) []byte {
 	w.u(uint64(len(ps.Instances)))
 	for _, in := range ps.Instances {
 		w.u(uint64(index[in.Operator]))
-		w.i(int64(in.Instance), int64(in.Process), b2i(in.Source), in.RecordsIn, in.RecordsOut, in.BytesIn, in.BytesOut,
+		w.i(int64(in.Instance), int64(in.Process), b2i(in.Source)|b2i(in.Running)<<1, in.RecordsIn, in.RecordsOut, in.BytesIn, in.BytesOut,
 			int64(in.Useful), int64(in.Idle), int64(in.Backpressure), int64(in.Lifetime), int64(in.Queue),
 			int64(in.Epoch), in.Watermark, int64(in.KeyGroupLo))
 		w.list(in.KeyGroups)

@@ -23,6 +23,7 @@ type Instance struct {
 	epoch                 atomic.Uint64
 	watermark             atomic.Int64
 	started, ended        atomic.Int64 // Unix nanoseconds
+	lived                 atomic.Int64 // nanoseconds of the lives that ended before started
 
 	// Queue, if set, returns the number of messages in the inbox.
 	Queue func() int
@@ -55,10 +56,16 @@ func (in *Instance) AddIdle(d int64)    { in.idle.Add(d) }
 // (Unix nanoseconds). An instance that starts again after it ended (a
 // restartable one) runs until its next End.
 func (in *Instance) Start(t int64) {
+	if e := in.ended.Load(); e != 0 {
+		in.lived.Add(e - in.started.Load())
+	}
 	in.ended.Store(0)
 	in.started.Store(t)
 }
 func (in *Instance) End(t int64) { in.ended.Store(t) }
+
+// Running says whether the instance has started and not ended.
+func (in *Instance) Running() bool { return in.started.Load() != 0 && in.ended.Load() == 0 }
 
 // Complete records that the instance completed epoch e with watermark wm.
 func (in *Instance) Complete(e uint64, wm int64) {
@@ -67,7 +74,8 @@ func (in *Instance) Complete(e uint64, wm int64) {
 }
 
 // Lifetime returns how long the instance has run, up to now (Unix
-// nanoseconds) or its end.
+// nanoseconds) or its end: the sum of its lives, for one that started
+// again.
 func (in *Instance) Lifetime(now int64) time.Duration {
 	s := in.started.Load()
 	if s == 0 {
@@ -76,7 +84,7 @@ func (in *Instance) Lifetime(now int64) time.Duration {
 	if e := in.ended.Load(); e != 0 {
 		now = e
 	}
-	return time.Duration(now - s)
+	return time.Duration(in.lived.Load() + now - s)
 }
 
 // Stats returns the instance's figures at now (Unix nanoseconds).
@@ -86,7 +94,7 @@ func (in *Instance) Stats(now int64) InstanceStats {
 		RecordsIn: in.recordsIn.Load(), RecordsOut: in.recordsOut.Load(),
 		BytesIn: in.bytesIn.Load(), BytesOut: in.bytesOut.Load(),
 		Useful: time.Duration(max(busy-blocked, 0)), Idle: time.Duration(in.idle.Load()), Backpressure: time.Duration(blocked),
-		Lifetime: in.Lifetime(now), Epoch: in.epoch.Load(), Watermark: in.watermark.Load()}
+		Lifetime: in.Lifetime(now), Running: in.Running(), Epoch: in.epoch.Load(), Watermark: in.watermark.Load()}
 	if in.Queue != nil && in.ended.Load() == 0 {
 		st.Queue = in.Queue()
 	}

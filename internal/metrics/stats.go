@@ -28,6 +28,10 @@ type InstanceStats struct {
 	// the time Useful, Idle and Backpressure split, short of the gaps
 	// between them.
 	Lifetime time.Duration `json:"lifetime_ns"`
+	// Running says whether the instance runs now: it has started and not
+	// ended (an instance of a keyed operator takes part only while it
+	// owns key groups, and may start again).
+	Running bool `json:"running"`
 	// Queue is the number of messages waiting in the instance's inbox.
 	Queue int `json:"queue"`
 	// Epoch is the last epoch the instance completed; Watermark the

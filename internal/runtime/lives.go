@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 	"sync"
+
+	"github.com/weirstream/weir/internal/progress"
 )
 
 // An input task instance can end and start again while the runtime runs
@@ -80,6 +82,9 @@ func (r *Runtime) runLives(t *taskSpec) error {
 				return err
 			}
 			t.task, ran, started = task, j, true
+			if t.terminal >= 0 {
+				r.tracker.join(t.terminal, progress.Epoch(first))
+			}
 			if err := r.runTask(t, first); !errors.Is(err, errRetired) {
 				return err
 			}
@@ -96,6 +101,9 @@ func (r *Runtime) runLives(t *taskSpec) error {
 				t.meter.M.Start(now)
 				t.meter.M.End(now)
 				t.meter.closed.Store(true)
+			}
+			if t.terminal >= 0 {
+				r.tracker.leave(t.terminal)
 			}
 			r.pause()
 		}

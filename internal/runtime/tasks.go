@@ -157,8 +157,9 @@ func (r *Runtime) runTask(t *taskSpec, first uint64) error {
 		}
 		// A retiring instance's last marker is final: receivers stop
 		// waiting for it. It keeps the aligned watermark, so its own
-		// operators fire nothing early.
-		retire := !out.Final && in.gone.ends(out.Epoch)
+		// operators fire nothing early. One whose senders all retire
+		// with it retires too: a restartable one waits to join again.
+		retire := in.gone.ends(out.Epoch)
 		out.Final = out.Final || retire
 		if err := t.task.Mark(out); err != nil {
 			return err

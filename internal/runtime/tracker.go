@@ -28,6 +28,21 @@ func (t *tracker) add() int {
 	return len(t.next) - 1
 }
 
+// leave leaves terminal i out until it joins: an instance that takes no
+// part holds back no epoch.
+func (t *tracker) leave(i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.final[i] = true
+}
+
+// join takes terminal i back from epoch e on.
+func (t *tracker) join(i int, e progress.Epoch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next[i], t.final[i] = e, false
+}
+
 func (t *tracker) complete(i int, m progress.Marker) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
