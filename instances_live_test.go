@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,5 +131,73 @@ func TestInstancesStartAndEnd(t *testing.T) {
 			}
 			checkLive(t, in, wins, sums)
 		})
+	}
+}
+
+// A job that shrank its keyed operators from 4 instances to 2 and then
+// crashed restarts from a checkpoint taken after the shrink with 2
+// instances of each keyed chain running, the others absent, and its
+// results are the plain computation's.
+func TestInstancesEndedAcrossRestore(t *testing.T) {
+	in := rescaleInput(24000)
+	want := withoutTTL(rescaleModel(in))
+	d := t.TempDir()
+	opts := func() []weir.JobOption {
+		return []weir.JobOption{weir.Workers(4), weir.BatchInterval(20 * time.Millisecond), weir.KeyGroups(32), weir.Checkpoints(d, 3, 3)}
+	}
+	var crash atomic.Bool
+	first := weir.NewJob("crash", opts()...)
+	rescaleOpsAt(first, in, 8000, crashOn(&crash))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- first.Run(ctx) }()
+	wait := func(_ *weir.Job, what string, ok func() bool) { waitRunning(t, done, what, ok) }
+	wait(first, "reading 2000 records", func() bool { return first.Metrics().Records >= 2000 })
+	if n := running(first.Stats(), "tumbling"); n != 4 {
+		t.Errorf("%d instances of tumbling run at start; want 4", n)
+	}
+	m, err := first.Rescale(2, weir.WithStrategy(weir.Batched))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait(first, "2 instances of tumbling running", func() bool { return running(first.Stats(), "tumbling") == 2 })
+	chk := newestCheckpoint(d)
+	wait(first, "a checkpoint after the shrink", func() bool { return newestCheckpoint(d) > chk })
+	crash.Store(true)
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "crash") {
+		t.Fatalf("first run: %v; want the crash", err)
+	}
+	second := weir.NewJob("crash", opts()...)
+	out := rescaleOpsAt(second, in, 8000, crashOn(new(atomic.Bool)))
+	go func() { done <- second.Run(ctx) }()
+	// (Its records count from the checkpoint's on.)
+	wait(second, "its instances running", func() bool { return running(second.Stats(), "tumbling") > 0 })
+	time.Sleep(100 * time.Millisecond)
+	if n := running(second.Stats(), "tumbling"); n != 2 {
+		t.Errorf("%d instances of tumbling run after the restore; want 2", n)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if second.Metrics().RestoredFrom == 0 {
+		t.Fatal("no checkpoint restored")
+	}
+	checkOps(t, out.Records(), want)
+}
+
+// waitRunning waits until ok says so, failing if the job (done) ends
+// first.
+func waitRunning(t *testing.T, done chan error, what string, ok func() bool) {
+	t.Helper()
+	for !ok() {
+		select {
+		case err := <-done:
+			t.Fatalf("the job ended (%v) before %s", err, what)
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
 }

@@ -54,16 +54,7 @@ func crashDuringRescale(t *testing.T, in []rec, dir string, opts []weir.JobOptio
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- j.Run(ctx) }()
-	wait := func(what string, ok func() bool) {
-		t.Helper()
-		for !ok() {
-			select {
-			case err := <-done:
-				t.Fatalf("the job ended (%v) before %s", err, what)
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}
+	wait := func(what string, ok func() bool) { waitRunning(t, done, what, ok) }
 	wait("reading 2000 records", func() bool { return j.Metrics().Records >= 2000 })
 	m, err := j.Rescale(4, ropts...)
 	if err != nil {

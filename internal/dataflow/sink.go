@@ -15,7 +15,10 @@ import (
 //
 // If an Output also implements EpochSink, EndEpoch is called after the last
 // record of each epoch has been written to the instance. Close is called
-// once per instance after the final epoch, or not at all if the job fails.
+// once per instance after the final epoch, or not at all if the job fails;
+// a sink fused after keyed operators whose instances run only while they
+// own key groups (a job that rescales) is closed at the end of each of an
+// instance's runs.
 type Output[T any] interface {
 	Write(batch []T) error
 	Close() error

@@ -155,10 +155,9 @@ func (r *Runtime) runTask(t *taskSpec, first uint64) error {
 		if !ok {
 			return nil
 		}
-		// A retiring instance's last marker is final: receivers stop
-		// waiting for it. It keeps the aligned watermark, so its own
-		// operators fire nothing early. One whose senders all retire
-		// with it retires too: a restartable one waits to join again.
+		// A retiring instance's last marker is final (also if its senders
+		// retire with it): receivers stop waiting for it. It keeps the
+		// aligned watermark, so its own operators fire nothing early.
 		retire := in.gone.ends(out.Epoch)
 		out.Final = out.Final || retire
 		if err := t.task.Mark(out); err != nil {
