@@ -23,24 +23,37 @@ func running(st weir.JobStats, op string) int {
 	return n
 }
 
-// liveWant is what liveJob gives over in: the count per key and window,
-// and how often each running sum comes out.
-func liveWant(in []rec) (map[string]int64, map[string]int) {
-	wins := map[string]int64{}
-	sum := map[string]int{}
-	sums := map[string]int{}
-	for _, r := range in {
-		wins[fmt.Sprintf("%s@%d", r.Key, r.TS/50*50)]++
-		sum[r.Key]++
-		sums[fmt.Sprintf("%s=%d", r.Key, sum[r.Key])]++
-	}
-	return wins, sums
+// stagesJob is liveJob with a keyed Process after the windows, which
+// numbers each key's windows.
+func stagesJob(in []rec, opts ...weir.JobOption) (*weir.Job, *weir.Collect[weir.WindowResult[string, int64]], *weir.Collect[string]) {
+	return liveJobThen(in, func(counts weir.Stream[weir.WindowResult[string, int64]], out *weir.Collect[string]) {
+		// The n-th window of a key, whatever the order one marker fires them in.
+		nth := weir.Process(weir.KeyBy(counts, func(w weir.WindowResult[string, int64]) string { return w.Key }),
+			func(k string, n *int, _ weir.WindowResult[string, int64], out []string) []string {
+				*n++
+				return append(out, fmt.Sprintf("%s#%d", k, *n))
+			}, weir.Name("nth"))
+		weir.Sink(nth, out, weir.Name("nths"))
+	}, opts...)
 }
 
-// checkLive compares liveJob's outputs with the plain computation.
-func checkLive(t *testing.T, in []rec, wins *weir.Collect[weir.WindowResult[string, int64]], sums *weir.Collect[string]) {
+// checkStages compares stagesJob's outputs with the plain computation.
+func checkStages(t *testing.T, in []rec, wins *weir.Collect[weir.WindowResult[string, int64]], out *weir.Collect[string]) {
 	t.Helper()
-	wantWins, wantSums := liveWant(in)
+	wantWins := map[string]int64{}
+	want := map[string]int{}
+	n := map[string]int{}
+	for _, r := range in {
+		wantWins[fmt.Sprintf("%s@%d", r.Key, r.TS/50*50)]++
+		n[r.Key]++
+		want[fmt.Sprintf("%s=%d", r.Key, n[r.Key])]++
+	}
+	perKey := map[string]int{}
+	for w := range wantWins {
+		k, _, _ := strings.Cut(w, "@")
+		perKey[k]++
+		want[fmt.Sprintf("%s#%d", k, perKey[k])]++
+	}
 	got := countsOf(wins.Records())
 	if len(got) != len(wantWins) {
 		t.Errorf("%d windows; want %d", len(got), len(wantWins))
@@ -52,15 +65,15 @@ func checkLive(t *testing.T, in []rec, wins *weir.Collect[weir.WindowResult[stri
 		}
 	}
 	gs := map[string]int{}
-	for _, s := range sums.Records() {
+	for _, s := range out.Records() {
 		gs[s]++
 	}
-	if len(gs) != len(wantSums) {
-		t.Errorf("%d running sums; want %d", len(gs), len(wantSums))
+	if len(gs) != len(want) {
+		t.Errorf("%d distinct outputs; want %d", len(gs), len(want))
 	}
-	for k, v := range wantSums {
+	for k, v := range want {
 		if gs[k] != v {
-			t.Errorf("running sum %s seen %d times; want %d", k, gs[k], v)
+			t.Errorf("output %s seen %d times; want %d", k, gs[k], v)
 			break
 		}
 	}
@@ -68,9 +81,10 @@ func checkLive(t *testing.T, in []rec, wins *weir.Collect[weir.WindowResult[stri
 
 // The instances of the keyed operators run only while they own key
 // groups: a job on 4 workers whose keyed operators start over 1 runs one
-// instance of each keyed chain; rescaled to 4, 2 and 3 it runs that many
-// (the others end, or start), and its results are the plain
-// computation's, with checkpoints and without.
+// instance of each keyed chain; rescaled to 4, 2, 3 and 4 it runs that
+// many (the others end, or start again), and its results are the plain
+// computation's, with checkpoints and without. Its windows feed another
+// keyed operator, whose instances end and start with theirs.
 func TestInstancesStartAndEnd(t *testing.T) {
 	in := make([]rec, 40000)
 	for i := range in {
@@ -82,7 +96,7 @@ func TestInstancesStartAndEnd(t *testing.T) {
 			if ckpt {
 				opts = append(opts, weir.Checkpoints(t.TempDir(), 3, 3))
 			}
-			j, wins, sums := liveJob(in, opts...)
+			j, wins, out := stagesJob(in, opts...)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			done := make(chan error, 1)
@@ -91,28 +105,18 @@ func TestInstancesStartAndEnd(t *testing.T) {
 			counts := func(n int) {
 				t.Helper()
 				deadline := time.Now().Add(20 * time.Second)
-				for {
+				waitRunning(t, done, fmt.Sprintf("%d instances of each keyed chain running", n), func() bool {
 					st := j.Stats()
-					c, s := running(st, "count"), running(st, "sum")
-					if c == n && s == n {
-						return
-					}
-					select {
-					case err := <-done:
-						t.Fatalf("the job ended (%v) while %d instances of the window and %d of the process ran; want %d", err, c, s, n)
-					default:
-					}
+					c, x, s := running(st, "count"), running(st, "nth"), running(st, "sum")
 					if time.Now().After(deadline) {
-						t.Fatalf("%d instances of the window and %d of the process run; want %d", c, s, n)
+						t.Fatalf("%d instances of the window, %d of nth and %d of sum run; want %d", c, x, s, n)
 					}
-					time.Sleep(5 * time.Millisecond)
-				}
+					return c == n && x == n && s == n
+				})
 			}
-			for j.Metrics().Records < 1000 {
-				time.Sleep(5 * time.Millisecond)
-			}
+			waitRunning(t, done, "reading 1000 records", func() bool { return j.Metrics().Records >= 1000 })
 			counts(1)
-			for _, n := range []int{4, 2, 3} {
+			for _, n := range []int{4, 2, 3, 4} {
 				m, err := j.Rescale(n, weir.WithStrategy(weir.Batched))
 				for err != nil && strings.Contains(err.Error(), "ask again") {
 					time.Sleep(20 * time.Millisecond)
@@ -129,7 +133,7 @@ func TestInstancesStartAndEnd(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			checkLive(t, in, wins, sums)
+			checkStages(t, in, wins, out)
 		})
 	}
 }

@@ -14,6 +14,12 @@ import (
 // liveJob counts in per key and 50 ms window, and keeps a running count per
 // key in a Process, on 4 workers whose keyed operators start over 2.
 func liveJob(in []rec, opts ...weir.JobOption) (*weir.Job, *weir.Collect[weir.WindowResult[string, int64]], *weir.Collect[string]) {
+	return liveJobThen(in, nil, opts...)
+}
+
+// liveJobThen is liveJob with then, if set, adding operators after the
+// windows, whose outputs go with the running counts.
+func liveJobThen(in []rec, then func(weir.Stream[weir.WindowResult[string, int64]], *weir.Collect[string]), opts ...weir.JobOption) (*weir.Job, *weir.Collect[weir.WindowResult[string, int64]], *weir.Collect[string]) {
 	j := weir.NewJob("live", append([]weir.JobOption{weir.Workers(4), weir.BatchInterval(20 * time.Millisecond)}, opts...)...)
 	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 8000))
 	timed := weir.EventTime(s, func(r rec) int64 { return r.TS }, 10*time.Millisecond, weir.Name("time"))
@@ -27,6 +33,9 @@ func liveJob(in []rec, opts ...weir.JobOption) (*weir.Job, *weir.Collect[weir.Wi
 	}, weir.Name("sum"))
 	sumOut := &weir.Collect[string]{}
 	weir.Sink(sums, sumOut, weir.Name("sums"))
+	if then != nil {
+		then(counts, sumOut)
+	}
 	return j, wins, sumOut
 }
 

@@ -18,7 +18,7 @@ import (
 // once per instance after the final epoch, or not at all if the job fails;
 // a sink fused after keyed operators whose instances run only while they
 // own key groups (a job that rescales) is closed at the end of each of an
-// instance's runs.
+// instance's runs, and not at all for an instance that never runs.
 type Output[T any] interface {
 	Write(batch []T) error
 	Close() error

@@ -409,6 +409,7 @@ func (w *wiring) handover(name string, par, inst int, snaps []dataflow.SnapEntry
 		return nil
 	}
 	w.j.handovers.live.Add(1)
+	w.j.handovers.po.started(instKey{name, par, inst})
 	s := w.j.Schedule(par)
 	return &handover{h: w.j.handovers, task: name, par: par, inst: inst, groups: w.j.Cfg.KeyGroups, sched: s, first: first,
 		view: view, movers: movers}

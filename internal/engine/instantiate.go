@@ -241,7 +241,7 @@ func (w *wiring) outlet(ei, s, r int) (runtime.Outlet, error) {
 	e := w.p.Edges[ei]
 	m := w.senderMeter(e.From, s)
 	if o, ok := w.slots[slotKey{ei, r, s}]; ok {
-		return w.withKeys(o.From(m), ei, s), nil
+		return w.withKeys(o.From(m).Since(w.first), ei, s), nil
 	}
 	wire, err := w.edgeWire(ei, e)
 	if err != nil {

@@ -28,8 +28,9 @@ func (j *Job) addInTime(rt *runtime.Runtime, plan func(from uint64) ([]routing.A
 // start, if set, sets their joins (at from-1 at the earliest) once the
 // plan is found in time, and the plan then needs the process not to have
 // entered from-1, checked again after the joins are set; if the tables
-// cannot be added after all, the function start returned undoes them.
-func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), start func() func()) (uint64, error) {
+// cannot be added after all, the function start returned undoes them,
+// given the epoch the process has entered.
+func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), start func() func(now uint64)) (uint64, error) {
 	lead, extra := j.lead(), uint64(0)
 	for try := 1; ; try++ {
 		base, err := j.entered(rt)
@@ -46,12 +47,11 @@ func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing
 			return 0, err
 		}
 		if inTime(from, now, lead) && (start == nil || from-1 > now) {
-			undo := func() {}
+			undo := func(uint64) {}
 			if start != nil {
 				undo = start()
-				now, err = j.entered(rt)
-				if err != nil || from-1 <= now {
-					undo()
+				if now, err = j.entered(rt); err != nil || from-1 <= now {
+					undo(max(now, from))
 				}
 				if err != nil {
 					return 0, err
@@ -61,12 +61,12 @@ func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing
 				err := routing.AddAll(adds)
 				if !errors.Is(err, routing.ErrTooLate) {
 					if err != nil {
-						undo()
+						undo(max(now, from))
 						return 0, fmt.Errorf("weir: rescale: %w", err)
 					}
 					return from, nil
 				}
-				undo()
+				undo(j.enteredNow(rt, from))
 			}
 			now = max(now, from)
 		}
@@ -103,4 +103,14 @@ func shareAdditions(sp []sharePlan) []routing.Addition {
 		adds = append(adds, routing.Addition{S: p.src.sched, Tables: []*partition.Table{p.table}})
 	}
 	return adds
+}
+
+// enteredNow is the newest epoch the process has entered, or at least
+// from when it cannot say.
+func (j *Job) enteredNow(rt *runtime.Runtime, from uint64) uint64 {
+	now, err := j.entered(rt)
+	if err != nil {
+		return from
+	}
+	return max(now, from)
 }

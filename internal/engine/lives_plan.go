@@ -63,18 +63,22 @@ func (j *Job) planLives(rt *runtime.Runtime, kp []plannedSteps, from uint64) liv
 
 // start sets the joins, and sends the checkpoints the first each joining
 // instance reports to; it returns what undoes them, should the tables
-// not be added in time: each instance then retires after its first
-// epoch, owning nothing.
-func (lp livesPlan) start(c *coordinator) func() {
+// not be added in time, once the process has entered epoch now: each
+// instance then retires, owning nothing, from the epoch after its first
+// or after now+1, whichever is later (no sender can have ended now+1
+// yet), and a rescale waits for that (busy, the latest retirement).
+func (lp livesPlan) start(c *coordinator, busy *uint64) func(now uint64) {
 	for _, ch := range lp.joins {
 		ch.x.Join(ch.epoch)
 		if c != nil {
 			c.joinFrom(ch.id, firstReport(c, ch.epoch))
 		}
 	}
-	return func() {
+	return func(now uint64) {
 		for _, ch := range lp.joins {
-			ch.x.Set(ch.epoch + 1)
+			e := max(ch.epoch+1, now+2)
+			ch.x.Set(e)
+			*busy = max(*busy, e)
 		}
 	}
 }
@@ -92,9 +96,9 @@ func (lp livesPlan) retire() uint64 {
 
 // livesStart is what addStarting starts a rescale's instances with: nil
 // in a job without instances that live by their key groups.
-func (j *Job) livesStart(lp *livesPlan) func() func() {
+func (j *Job) livesStart(lp *livesPlan) func() func(uint64) {
 	if len(j.rescale.lives.tasks) == 0 {
 		return nil
 	}
-	return func() func() { return lp.start(j.coord) }
+	return func() func(uint64) { return lp.start(j.coord, &j.rescale.lives.retire) }
 }

@@ -41,14 +41,17 @@ func (j *Job) meshSettings(p *plan.Physical) []transport.Setting {
 		// The first key-group tables and source shares.
 		{Name: "--active-instances", Value: strconv.Itoa(c.Active)},
 	}
-	if j.coord != nil {
+	if c.Ckpt != nil {
 		// Processes that restored different checkpoints, or take them at
 		// different epochs, must not run together. A process that joins
-		// an elastic job restores nothing.
-		if !c.Cluster.Elastic() {
+		// an elastic job restores nothing. The interval is the
+		// configuration's: a process of an elastic job asks process 0
+		// whether the job runs (joinIfRunning) before it opens its
+		// checkpoints, with the same settings.
+		if !c.Cluster.Elastic() && j.coord != nil {
 			s = append(s, transport.Setting{Name: "restored checkpoint", Value: strconv.FormatUint(j.coord.from, 10)})
 		}
-		s = append(s, transport.Setting{Name: "--checkpoint-every", Value: strconv.FormatUint(j.coord.every, 10)})
+		s = append(s, transport.Setting{Name: "--checkpoint-every", Value: strconv.FormatUint(c.Ckpt.Every, 10)})
 	}
 	if c.Cluster.Elastic() {
 		s = append(s, transport.Setting{Name: "--members", Value: strconv.Itoa(c.Cluster.Members)})

@@ -62,6 +62,13 @@ type postOffice struct {
 	ends map[instKey]uint64
 }
 
+// started notes that instance k starts again: it has not ended.
+func (po *postOffice) started(k instKey) {
+	po.mu.Lock()
+	delete(po.ends, k)
+	po.mu.Unlock()
+}
+
 // instKey names one instance of a keyed task.
 type instKey struct {
 	task      string

@@ -175,6 +175,20 @@ func (o Outlet) From(m *Meter) Outlet {
 	return o
 }
 
+// Since returns the outlet as one whose sender starts at epoch first (a
+// later run of a restartable instance): it goes on as if its last marker
+// had ended epoch first-1, so a receiver that retired by then, or joins
+// later, gets no marker from it before it takes part.
+func (o Outlet) Since(first uint64) Outlet {
+	if o.link == nil || first == 0 {
+		return o
+	}
+	l := *o.link
+	l.marked = int64(first) - 1
+	o.link = &l
+	return o
+}
+
 // Remote carries what an outlet sends to an inbox in another process: the
 // remote outlet of internal/exchange encodes it and the transport carries it. Send owns the
 // batch from then on.

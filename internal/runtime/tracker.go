@@ -53,16 +53,8 @@ func (t *tracker) complete(i int, m progress.Marker) {
 	}
 	t.next[i] = m.Epoch + 1
 	t.final[i] = m.Final
-	if c, ok := t.cut[m.Epoch]; !ok || (m.Cut != 0 && m.Cut < c) {
-		t.cut[m.Epoch] = m.Cut
-	}
-	if m.Idle {
-		// Left out of the minimum, as receivers leave idle senders out.
-		if w, ok := t.idleWm[m.Epoch]; !ok || m.Watermark > w {
-			t.idleWm[m.Epoch] = m.Watermark
-		}
-	} else if w, ok := t.wm[m.Epoch]; !ok || m.Watermark < w {
-		t.wm[m.Epoch] = m.Watermark
+	if m.Epoch >= t.done { // (one reported already: a terminal that joined late catches up)
+		t.note(m)
 	}
 	// The lowest epoch not yet completed everywhere.
 	low := progress.Epoch(1<<63 - 1)
@@ -107,6 +99,21 @@ func (t *tracker) complete(i int, m progress.Marker) {
 		if t.onEpoch != nil {
 			t.onEpoch(st)
 		}
+	}
+}
+
+// note keeps marker m's cut time and watermark for its epoch's report.
+func (t *tracker) note(m progress.Marker) {
+	if c, ok := t.cut[m.Epoch]; !ok || (m.Cut != 0 && m.Cut < c) {
+		t.cut[m.Epoch] = m.Cut
+	}
+	if m.Idle {
+		// Left out of the minimum, as receivers leave idle senders out.
+		if w, ok := t.idleWm[m.Epoch]; !ok || m.Watermark > w {
+			t.idleWm[m.Epoch] = m.Watermark
+		}
+	} else if w, ok := t.wm[m.Epoch]; !ok || m.Watermark < w {
+		t.wm[m.Epoch] = m.Watermark
 	}
 }
 
