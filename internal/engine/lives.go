@@ -174,14 +174,15 @@ func (w *wiring) startLives(ti int, t plan.Task, inst int, mt *madeTask) error {
 		it, _, err := w.newTask(t, inst, birth{first: at, id: id})
 		return it, err
 	}
-	j.noteLives(name, t.Parallelism, inst, id)
+	j.noteLives(name, t.Parallelism, id, l.Retire)
 	w.rt.AddRestartable(name, inst, w.inboxes[t.Head][inst], build, !w.hasRemote[ti])
 	return nil
 }
 
-// noteLives records instance inst of the task name of par instances,
-// which lives by its key groups, with its reporter id.
-func (j *Job) noteLives(name string, par, inst int, id coord.TaskID) {
+// noteLives records the next instance (they are started in order) of the
+// task name of par instances, which lives by its key groups, with its
+// reporter id and its retirement at start (a restored rescale's).
+func (j *Job) noteLives(name string, par int, id coord.TaskID, retire uint64) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
 	l := &j.rescale.lives
@@ -190,7 +191,9 @@ func (j *Job) noteLives(name string, par, inst int, id coord.TaskID) {
 	}
 	lt := &l.tasks[len(l.tasks)-1]
 	lt.ids = append(lt.ids, id)
-	_ = inst // instances are started in order
+	if retire != migrate.Never {
+		l.retire = max(l.retire, retire)
+	}
 }
 
 // lastBefore is the last checkpoint (a multiple of every) before epoch
