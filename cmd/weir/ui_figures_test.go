@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ type scripted struct {
 	rate             int64   // records in per second
 	kgLo             int
 	loads            []int64 // records per second per key group
+	waiting          bool    // not running: it owns no key group now
 }
 
 var (
@@ -32,6 +34,7 @@ var (
 		{op: 0, inst: 1, proc: 1, useful: .3, idle: .5, bp: .2, rate: 1000},
 		{op: 1, inst: 0, proc: 0, useful: .9, idle: .1, rate: 800, kgLo: 0, loads: []int64{100, 100, 100, 100, 100, 100, 100, 100}},
 		{op: 1, inst: 1, proc: 1, useful: .5, idle: .5, rate: 800, kgLo: 8, loads: []int64{10, 10, 10, 10, 10, 10, 40, 700}},
+		{op: 1, inst: 2, proc: 0, waiting: true},
 		{op: 2, inst: 0, proc: 0, useful: .05, idle: .95, rate: 10},
 	}
 )
@@ -70,7 +73,8 @@ func (j *scriptedJob) Stats() weir.JobStats {
 				continue
 			}
 			is := metrics.InstanceStats{Operator: scriptOps[s.op], Instance: s.inst, Process: p, Source: s.op == 0,
-				RecordsIn: s.rate * n, RecordsOut: s.rate * n, Useful: secs(s.useful), Idle: secs(s.idle), Backpressure: secs(s.bp), KeyGroupLo: s.kgLo}
+				RecordsIn: s.rate * n, RecordsOut: s.rate * n, Useful: secs(s.useful), Idle: secs(s.idle), Backpressure: secs(s.bp), KeyGroupLo: s.kgLo,
+				Running: !s.waiting}
 			for _, l := range s.loads {
 				is.KeyGroups = append(is.KeyGroups, l*n)
 			}
@@ -118,6 +122,8 @@ type panelFigures struct {
 	CP              int
 	Bottleneck      string
 	Tracing         string
+	Running         []string // the instance table's rows of running instances, "operator#instance"
+	Rows            int
 }
 
 const readAll = `(() => {
@@ -125,7 +131,7 @@ const readAll = `(() => {
   const num = (s) => (s === "" || s == null ? -1 : Number(s));
   const f = {Samples: Number(document.getElementById("updated").dataset.samples) || 0,
     Throughput: num(document.getElementById("throughput").dataset.value), Lag: num(document.getElementById("watermark-lag").dataset.value),
-    Busy: {}, BP: {}, Rate: {}, Heat: {},
+    Busy: {}, BP: {}, Rate: {}, Heat: {}, Running: [], Rows: 0,
     Checkpoints: document.querySelectorAll("#checkpoints .ckpt").length,
     CheckpointRows: document.querySelectorAll("#checkpoint-table tr").length - 1,
     CP: document.querySelectorAll("#cp .cp-row").length,
@@ -135,6 +141,11 @@ const readAll = `(() => {
     f.Busy[n.dataset.task] = num(n.dataset.busy); f.BP[n.dataset.task] = num(n.dataset.backpressure); f.Rate[n.dataset.task] = num(n.dataset.rate);
   }
   for (const r of document.querySelectorAll("#heatmap .heat-row")) f.Heat[r.dataset.instance] = num(r.dataset.total);
+  for (const r of document.querySelectorAll("#instances tr")) {
+    if (r.dataset.running === undefined) continue;
+    f.Rows++;
+    if (r.dataset.running === "1") f.Running.push(r.dataset.operator + "#" + r.dataset.instance);
+  }
   return f;
 })()`
 
@@ -186,6 +197,17 @@ func TestDashboardFigures(t *testing.T) {
 		}
 		label := fmt.Sprintf("%s #%d · p%d", scriptOps[s.op], s.inst, s.proc)
 		near(t, "heat map row "+label, f.Heat[label], float64(sum), .05)
+	}
+	var running []string
+	for _, s := range script {
+		if !s.waiting {
+			running = append(running, fmt.Sprintf("%s#%d", scriptOps[s.op], s.inst))
+		}
+	}
+	slices.Sort(running)
+	slices.Sort(f.Running)
+	if f.Rows != len(script) || !slices.Equal(f.Running, running) {
+		t.Errorf("the instance table has %d rows (want %d), running %v (want %v)", f.Rows, len(script), f.Running, running)
 	}
 	if len(f.Heat) != 2 || f.Checkpoints != 6 || f.CheckpointRows != 3 || f.CP != 7 {
 		t.Errorf("heat map rows %v (want 2), checkpoint bars %d (want 6), table rows %d (want 3), CP rows %d (want 7)", f.Heat, f.Checkpoints, f.CheckpointRows, f.CP)

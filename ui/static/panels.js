@@ -132,15 +132,18 @@ function bottleneck(rows, ops, topo) {
 function fillInstances(table, procs, inst) {
   clear(table);
   const head = table.insertRow();
-  for (const h of ["operator", "instance", "process", "records in", "records out", "in/s", "busy", "backpressure", "queue", "epoch", "watermark"]) head.appendChild(document.createElement("th")).textContent = h;
+  for (const h of ["operator", "instance", "process", "state", "records in", "records out", "in/s", "busy", "backpressure", "queue", "epoch", "watermark"]) head.appendChild(document.createElement("th")).textContent = h;
   for (const p of procs) {
     for (const s of p.instances || []) {
       const d = inst[s.operator + "#" + s.instance] || {};
       const row = table.insertRow();
       row.dataset.operator = s.operator;
       row.dataset.instance = s.instance;
+      // An instance of a keyed operator runs only while it owns key
+      // groups; others run from start to end.
+      row.dataset.running = s.running ? "1" : "0";
       const wm = s.watermark > 0 ? fmtClock(s.watermark) : "–";
-      for (const v of [s.operator, s.instance, s.process, fmtNum(s.records_in), fmtNum(s.records_out), fmtNum(d.rate), fmtPct(d.busy), fmtPct(d.bp), s.queue, s.epoch, wm]) row.insertCell().textContent = v;
+      for (const v of [s.operator, s.instance, s.process, s.running ? "running" : "not running", fmtNum(s.records_in), fmtNum(s.records_out), fmtNum(d.rate), fmtPct(d.busy), fmtPct(d.bp), s.queue, s.epoch, wm]) row.insertCell().textContent = v;
     }
   }
   if (table.rows.length == 1) table.insertRow().insertCell().textContent = "no instance figures yet";
