@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/pebblestate"
 )
 
 // running counts, by chain holding op, the instances that run now.
@@ -116,23 +117,7 @@ func TestInstancesStartAndEnd(t *testing.T) {
 			}
 			waitRunning(t, done, "reading 1000 records", func() bool { return j.Metrics().Records >= 1000 })
 			counts(1)
-			for _, n := range []int{4, 2, 3, 4} {
-				m, err := j.Rescale(n, weir.WithStrategy(weir.Batched))
-				for err != nil && strings.Contains(err.Error(), "ask again") {
-					time.Sleep(20 * time.Millisecond)
-					m, err = j.Rescale(n, weir.WithStrategy(weir.Batched))
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := m.Wait(ctx); err != nil {
-					t.Fatal(err)
-				}
-				counts(n)
-			}
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
+			rescaleThrough(t, ctx, j, done, []int{4, 2, 3, 4}, counts)
 			checkStages(t, in, wins, out)
 		})
 	}
@@ -203,5 +188,49 @@ func waitRunning(t *testing.T, done chan error, what string, ok func() bool) {
 			t.Fatalf("the job ended (%v) before %s", err, what)
 		case <-time.After(2 * time.Millisecond):
 		}
+	}
+}
+
+// The same with the keyed state in Pebble: an instance that starts again
+// opens its store again, its earlier run's closed.
+func TestInstancesPebble(t *testing.T) {
+	in := make([]rec, 48000)
+	for i := range in {
+		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i%97), TS: int64(i) / 16}
+	}
+	j, wins, out := stagesJob(in, pebblestate.Dir(t.TempDir()))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	waitRunning(t, done, "reading 1000 records", func() bool { return j.Metrics().Records >= 1000 })
+	rescaleThrough(t, ctx, j, done, []int{2, 4, 1, 3}, func(n int) {
+		waitRunning(t, done, fmt.Sprintf("%d instances of count running", n), func() bool { return running(j.Stats(), "count") == n })
+	})
+	checkStages(t, in, wins, out)
+}
+
+// rescaleThrough rescales the running job j to each of ns in turn, by
+// batched steps (asking again while it is busy with the last), calls
+// check with each once its migration is done, and waits for the job's
+// end (done).
+func rescaleThrough(t *testing.T, ctx context.Context, j *weir.Job, done chan error, ns []int, check func(n int)) {
+	t.Helper()
+	for _, n := range ns {
+		m, err := j.Rescale(n, weir.WithStrategy(weir.Batched))
+		for err != nil && strings.Contains(err.Error(), "ask again") {
+			time.Sleep(20 * time.Millisecond)
+			m, err = j.Rescale(n, weir.WithStrategy(weir.Batched))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check(n)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

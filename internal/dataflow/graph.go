@@ -35,6 +35,8 @@ type Graph struct {
 
 	closeMu sync.Mutex
 	Closers []io.Closer // closed when the job ends (state stores)
+	// named holds the stores registered by name (CloseAtEndNamed).
+	named map[string]io.Closer
 }
 
 // statser is a partitioned edge's statistics.
@@ -45,6 +47,34 @@ func (j *Graph) CloseAtEnd(c io.Closer) {
 	j.closeMu.Lock()
 	j.Closers = append(j.Closers, c)
 	j.closeMu.Unlock()
+}
+
+// CloseAtEndNamed registers c, as CloseAtEnd does, as the store named
+// name: an instance that starts again (a keyed operator's, which runs
+// only while it owns key groups) opens its store again once its earlier
+// run ended, and closes that run's first (ClosePrevious). c's Close must
+// be safe to call twice.
+func (j *Graph) CloseAtEndNamed(name string, c io.Closer) {
+	j.closeMu.Lock()
+	if j.named == nil {
+		j.named = map[string]io.Closer{}
+	}
+	j.named[name] = c
+	j.Closers = append(j.Closers, c)
+	j.closeMu.Unlock()
+}
+
+// ClosePrevious closes the store registered under name, if any, before
+// one is opened there again.
+func (j *Graph) ClosePrevious(name string) error {
+	j.closeMu.Lock()
+	old := j.named[name]
+	delete(j.named, name)
+	j.closeMu.Unlock()
+	if old != nil {
+		return old.Close()
+	}
+	return nil
 }
 
 // Node is an operator of the logical graph with the typed factories that

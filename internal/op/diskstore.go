@@ -32,11 +32,17 @@ func newStore[K comparable, V any](j *dataflow.Graph, op string, inst int) (keye
 		return newKeyedTable[K, V](), nil
 	}
 	name := strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(op)
-	s, err := openDiskStore[K, V](j.Cfg.Backend, fmt.Sprintf("%s-%d-process-%d", name, inst, j.Process()), j)
+	name = fmt.Sprintf("%s-%d-process-%d", name, inst, j.Process())
+	// An instance that starts again opens its store again: its earlier
+	// run's, which handed every key group over, is closed first.
+	if err := j.ClosePrevious(name); err != nil {
+		return nil, fmt.Errorf("weir: %s#%d: closing its earlier store: %w", op, inst, err)
+	}
+	s, err := openDiskStore[K, V](j.Cfg.Backend, name, j)
 	if err != nil {
 		return nil, fmt.Errorf("weir: %s#%d: %w", op, inst, err)
 	}
-	j.CloseAtEnd(s)
+	j.CloseAtEndNamed(name, s)
 	return s, nil
 }
 
