@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/runtime"
@@ -22,15 +25,28 @@ import (
 type liveTask struct {
 	name string // in the runtime
 	par  int
-	ids  []coord.TaskID // per instance, its reporter (with checkpoints)
+	ids  []coord.TaskID      // per instance, its reporter (with checkpoints)
+	ms   []*metrics.Instance // per instance, its figures (Running)
 }
 
 // livesState is what a rescale needs of the tasks that live by key
-// groups: the tasks, and the latest retirement set (a rescale waits until
-// the epoch before it has completed).
+// groups.
 type livesState struct {
-	tasks  []liveTask
-	retire uint64
+	tasks []liveTask
+}
+
+// livesBusy names an instance that retires, or will, and has not ended
+// yet: a rescale waits for it, so that it never joins again before its
+// end has reached the checkpoints (coord.Finish, sent before it ends).
+func (j *Job) livesBusy(rt *runtime.Runtime) string {
+	for _, lt := range j.rescale.lives.tasks {
+		for inst, m := range lt.ms {
+			if rt.Retirement(lt.name, inst).From() != migrate.Never && m.Running() {
+				return fmt.Sprintf("%s#%d", lt.name, inst)
+			}
+		}
+	}
+	return ""
 }
 
 // mayLive returns the tasks whose instances may live by their key groups:
@@ -174,15 +190,15 @@ func (w *wiring) startLives(ti int, t plan.Task, inst int, mt *madeTask) error {
 		it, _, err := w.newTask(t, inst, birth{first: at, id: id})
 		return it, err
 	}
-	j.noteLives(name, t.Parallelism, id, l.Retire)
+	j.noteLives(name, t.Parallelism, id, w.rt.Meter(name, inst).M)
 	w.rt.AddRestartable(name, inst, w.inboxes[t.Head][inst], build, !w.hasRemote[ti])
 	return nil
 }
 
 // noteLives records the next instance (they are started in order) of the
 // task name of par instances, which lives by its key groups, with its
-// reporter id and its retirement at start (a restored rescale's).
-func (j *Job) noteLives(name string, par int, id coord.TaskID, retire uint64) {
+// reporter id and its figures.
+func (j *Job) noteLives(name string, par int, id coord.TaskID, m *metrics.Instance) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
 	l := &j.rescale.lives
@@ -191,9 +207,7 @@ func (j *Job) noteLives(name string, par int, id coord.TaskID, retire uint64) {
 	}
 	lt := &l.tasks[len(l.tasks)-1]
 	lt.ids = append(lt.ids, id)
-	if retire != migrate.Never {
-		l.retire = max(l.retire, retire)
-	}
+	lt.ms = append(lt.ms, m)
 }
 
 // lastBefore is the last checkpoint (a multiple of every) before epoch

@@ -66,8 +66,8 @@ func (j *Job) planLives(rt *runtime.Runtime, kp []plannedSteps, from uint64) liv
 // not be added in time, once the process has entered epoch now: each
 // instance then retires, owning nothing, from the epoch after its first
 // or after now+1, whichever is later (no sender can have ended now+1
-// yet), and a rescale waits for that (busy, the latest retirement).
-func (lp livesPlan) start(c *coordinator, busy *uint64) func(now uint64) {
+// yet), and a rescale waits for its end (livesBusy).
+func (lp livesPlan) start(c *coordinator) func(now uint64) {
 	for _, ch := range lp.joins {
 		ch.x.Join(ch.epoch)
 		if c != nil {
@@ -76,22 +76,16 @@ func (lp livesPlan) start(c *coordinator, busy *uint64) func(now uint64) {
 	}
 	return func(now uint64) {
 		for _, ch := range lp.joins {
-			e := max(ch.epoch+1, now+2)
-			ch.x.Set(e)
-			*busy = max(*busy, e)
+			ch.x.Set(max(ch.epoch+1, now+2))
 		}
 	}
 }
 
-// retire sets the retirements, once the tables are in force, and returns
-// the latest.
-func (lp livesPlan) retire() uint64 {
-	var last uint64
+// retire sets the retirements, once the tables are in force.
+func (lp livesPlan) retire() {
 	for _, ch := range lp.retires {
 		ch.x.Set(ch.epoch)
-		last = max(last, ch.epoch)
 	}
-	return last
 }
 
 // livesStart is what addStarting starts a rescale's instances with: nil
@@ -100,5 +94,5 @@ func (j *Job) livesStart(lp *livesPlan) func() func(uint64) {
 	if len(j.rescale.lives.tasks) == 0 {
 		return nil
 	}
-	return func() func(uint64) { return lp.start(j.coord, &j.rescale.lives.retire) }
+	return func() func(uint64) { return lp.start(j.coord) }
 }

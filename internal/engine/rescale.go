@@ -187,7 +187,7 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if err != nil {
 		return Migration{}, err
 	}
-	j.rescale.lives.retire = max(j.rescale.lives.retire, lp.retire())
+	lp.retire()
 	for _, p := range sp {
 		mg.Sources = append(mg.Sources, p.src.name)
 		if mg.Steps == 0 {
@@ -239,8 +239,8 @@ func (j *Job) entered(rt *runtime.Runtime) (uint64, error) {
 	for _, src := range j.splits.sources {
 		all = append(all, src.sched)
 	}
-	if r := j.rescale.lives.retire; r > 0 && j.CompletedEpoch()+1 < r {
-		return 0, fmt.Errorf("%w: instances end with the last one after epoch %d; ask again once they have", errBusy, r-1)
+	if inst := j.livesBusy(rt); inst != "" {
+		return 0, fmt.Errorf("%w: %s ends with the last one and has not yet; ask again once it has", errBusy, inst)
 	}
 	from := e
 	for _, s := range all {
