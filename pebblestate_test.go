@@ -1,6 +1,7 @@
 package weir_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -77,4 +78,22 @@ func TestPebbleState(t *testing.T) {
 func sortedStrings(s []string) []string {
 	slices.Sort(s)
 	return s
+}
+
+// Two keyed operators of one name cannot keep their state in one backend
+// (their stores would be one): the job is refused before it runs.
+func TestPebbleRefusesOneNameTwice(t *testing.T) {
+	j := weir.NewJob("names", weir.Workers(2), pebblestate.Dir(t.TempDir()))
+	s := weir.Source(j, "src", weir.SliceSource[rec]{Records: []rec{{ID: 1, Key: "a"}}})
+	for range 2 {
+		n := weir.Process(weir.KeyBy(s, func(r rec) string { return r.Key }), func(_ string, n *int, _ rec, out []int) []int {
+			*n++
+			return append(out, *n)
+		}, weir.Name("agg"))
+		weir.Sink(n, &weir.Collect[int]{})
+	}
+	err := j.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `"agg" and "agg"`) || !strings.Contains(err.Error(), "name them apart") {
+		t.Fatalf("Run: %v; want a refusal naming agg twice", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,9 @@ func (j *Graph) ClosePrevious(name string) error {
 	j.closeMu.Lock()
 	old := j.named[name]
 	delete(j.named, name)
+	if i := slices.Index(j.Closers, old); old != nil && i >= 0 {
+		j.Closers = slices.Delete(j.Closers, i, i+1)
+	}
 	j.closeMu.Unlock()
 	if old != nil {
 		return old.Close()

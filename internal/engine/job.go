@@ -11,6 +11,7 @@ import (
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/op"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
@@ -83,6 +84,9 @@ func (j *Job) plan() (*plan.Physical, error) {
 	}
 	if len(j.Nodes) == 0 {
 		return nil, errors.New("weir: job has no operators")
+	}
+	if err := j.storeNames(); err != nil {
+		return nil, err
 	}
 	nodes := make([]plan.Node, len(j.Nodes))
 	for i, n := range j.Nodes {
@@ -453,4 +457,25 @@ func (j *Job) instanceEpoch() {
 	if h != nil && h.closing.Load() > 0 {
 		h.flushCloses(j.CompletedEpoch())
 	}
+}
+
+// storeNames refuses, with a state backend, two keyed operators whose
+// stores would have one name there (each instance's store is named after
+// its operator, and one opened again closes the earlier one first).
+func (j *Job) storeNames() error {
+	if j.Cfg.Backend == nil {
+		return nil
+	}
+	seen := map[string]string{}
+	for _, n := range j.Nodes {
+		if n.State != plan.Keyed {
+			continue
+		}
+		k := op.StoreName(n.Name)
+		if other, ok := seen[k]; ok {
+			return fmt.Errorf("weir: %s: keyed operators %q and %q would keep their state there under one name; name them apart (Name)", j.Cfg.Backend, other, n.Name)
+		}
+		seen[k] = n.Name
+	}
+	return nil
 }

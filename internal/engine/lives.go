@@ -5,7 +5,6 @@ import (
 
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
-	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/runtime"
@@ -25,8 +24,7 @@ import (
 type liveTask struct {
 	name string // in the runtime
 	par  int
-	ids  []coord.TaskID      // per instance, its reporter (with checkpoints)
-	ms   []*metrics.Instance // per instance, its figures (Running)
+	ids  []coord.TaskID // per instance, its reporter (with checkpoints)
 }
 
 // livesState is what a rescale needs of the tasks that live by key
@@ -35,13 +33,15 @@ type livesState struct {
 	tasks []liveTask
 }
 
-// livesBusy names an instance that retires, or will, and has not ended
-// yet: a rescale waits for it, so that it never joins again before its
-// end has reached the checkpoints (coord.Finish, sent before it ends).
+// livesBusy names an instance that retires, or will, whose life has not
+// ended yet (it runs, or has joined and not started): a rescale waits for
+// it, so that it never joins again before its end has reached the
+// checkpoints (coord.Finish, sent before its life ends).
 func (j *Job) livesBusy(rt *runtime.Runtime) string {
 	for _, lt := range j.rescale.lives.tasks {
-		for inst, m := range lt.ms {
-			if rt.Retirement(lt.name, inst).From() != migrate.Never && m.Running() {
+		for inst := range lt.ids {
+			x := rt.Retirement(lt.name, inst)
+			if x.From() != migrate.Never && x.Joins() != migrate.Never && !x.Ended() {
 				return fmt.Sprintf("%s#%d", lt.name, inst)
 			}
 		}
@@ -190,15 +190,15 @@ func (w *wiring) startLives(ti int, t plan.Task, inst int, mt *madeTask) error {
 		it, _, err := w.newTask(t, inst, birth{first: at, id: id})
 		return it, err
 	}
-	j.noteLives(name, t.Parallelism, id, w.rt.Meter(name, inst).M)
+	j.noteLives(name, t.Parallelism, id)
 	w.rt.AddRestartable(name, inst, w.inboxes[t.Head][inst], build, !w.hasRemote[ti])
 	return nil
 }
 
 // noteLives records the next instance (they are started in order) of the
 // task name of par instances, which lives by its key groups, with its
-// reporter id and its figures.
-func (j *Job) noteLives(name string, par int, id coord.TaskID, m *metrics.Instance) {
+// reporter id.
+func (j *Job) noteLives(name string, par int, id coord.TaskID) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
 	l := &j.rescale.lives
@@ -207,7 +207,6 @@ func (j *Job) noteLives(name string, par int, id coord.TaskID, m *metrics.Instan
 	}
 	lt := &l.tasks[len(l.tasks)-1]
 	lt.ids = append(lt.ids, id)
-	lt.ms = append(lt.ms, m)
 }
 
 // lastBefore is the last checkpoint (a multiple of every) before epoch

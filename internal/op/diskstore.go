@@ -25,14 +25,20 @@ type keyedStore[K comparable, V any] interface {
 // flusher is a store that writes what an epoch changed at its end.
 type flusher interface{ Flush() error }
 
+// StoreName is what the stores of operator op's instances are named
+// after in a state backend: two keyed operators whose StoreNames are the
+// same cannot keep their state in one.
+func StoreName(op string) string {
+	return strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(op)
+}
+
 // newStore makes the state store of operator op's instance inst: the
 // job's backend if it has one, else a table in memory.
 func newStore[K comparable, V any](j *dataflow.Graph, op string, inst int) (keyedStore[K, V], error) {
 	if j.Cfg.Backend == nil {
 		return newKeyedTable[K, V](), nil
 	}
-	name := strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(op)
-	name = fmt.Sprintf("%s-%d-process-%d", name, inst, j.Process())
+	name := fmt.Sprintf("%s-%d-process-%d", StoreName(op), inst, j.Process())
 	// An instance that starts again opens its store again: its earlier
 	// run's, which handed every key group over, is closed first.
 	if err := j.ClosePrevious(name); err != nil {

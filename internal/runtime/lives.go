@@ -85,7 +85,9 @@ func (r *Runtime) runLives(t *taskSpec) error {
 			if t.terminal >= 0 {
 				r.tracker.join(t.terminal, progress.Epoch(first))
 			}
-			if err := r.runTask(t, first); !errors.Is(err, errRetired) {
+			err = r.runTask(t, first)
+			x.life.Store(j)
+			if !errors.Is(err, errRetired) {
 				return err
 			}
 			t.task = nil

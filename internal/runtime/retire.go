@@ -26,6 +26,9 @@ import (
 type Retirement struct {
 	from atomic.Uint64
 	join atomic.Uint64
+	// life is the join epoch of a restartable instance's last life that
+	// ended (never before the first).
+	life atomic.Uint64
 	// joined is closed once the instance's join epoch is known; joins,
 	// shared by a runtime's retirements, counts the joins set.
 	joined chan struct{}
@@ -43,6 +46,7 @@ const never = math.MaxUint64
 func newRetirement(joins *atomic.Uint64) *Retirement {
 	r := &Retirement{joined: make(chan struct{}), joins: joins}
 	r.from.Store(never)
+	r.life.Store(never)
 	close(r.joined)
 	r.once.Do(func() {})
 	return r
@@ -76,6 +80,11 @@ func (r *Retirement) Join(e uint64) {
 		r.rt.noteJoin()
 	}
 }
+
+// Ended says whether a restartable instance's life that began at its
+// join epoch (Joins) has ended: false while it runs, and while it has
+// joined and not started yet.
+func (r *Retirement) Ended() bool { return r.life.Load() == r.join.Load() }
 
 // Joins is the first epoch the instance takes part in: 0, a join epoch,
 // or MaxUint64 while it is absent.
