@@ -82,3 +82,43 @@ func TestAddInTimePlanError(t *testing.T) {
 		t.Errorf("after %d plans: %v", plans, err)
 	}
 }
+
+// A reconfiguration that starts instances sets their joins only while
+// the process has not entered the epoch before its first step; if it
+// has by the time the joins are set, they are undone (each joined
+// instance retires, owning nothing, two epochs after the one entered at
+// the earliest) and the plan is made again, its joins from a later epoch.
+func TestAddStartingUndoesLateJoins(t *testing.T) {
+	j, rt, s := leadJob()
+	s.Enter(5)
+	x := rt.Retirement("keyed", 1)
+	x.Absent()
+	var froms, undone []uint64
+	start := func() func(uint64) {
+		from := froms[len(froms)-1]
+		undo := livesPlan{joins: []lifeChange{{x: x, epoch: from - 1}}}.start(nil)
+		if len(froms) == 1 {
+			s.Enter(from) // the senders go on past from-1 meanwhile
+		}
+		return func(now uint64) {
+			undone = append(undone, now)
+			undo(now)
+			if want := max(from, now+2); x.From() != want {
+				t.Errorf("undone join at %d retires from %d; want %d", from-1, x.From(), want)
+			}
+		}
+	}
+	got, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
+		froms = append(froms, from)
+		return []routing.Addition{{S: s, Tables: []*partition.Table{moveAll(t, from)}}}, nil
+	}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(froms) != 2 || got != froms[1] || len(undone) != 1 || undone[0] < froms[0]-1 {
+		t.Fatalf("planned from %v, put in force from %d, undone at %v; want two plans, the second in force, the first undone once past %d", froms, got, undone, froms[0]-1)
+	}
+	if x.Joins() != got-1 {
+		t.Errorf("the instance joins at %d; want %d", x.Joins(), got-1)
+	}
+}

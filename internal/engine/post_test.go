@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/weirstream/weir/internal/checkpoint"
 )
@@ -106,4 +107,33 @@ func TestShipReceive(t *testing.T) {
 	if err := po.receive(0, other.msgs[2]); err == nil {
 		t.Error("the second piece of a blob on another base was accepted")
 	}
+}
+
+// A taker waiting for a parcel from an instance that ended with its input
+// before the parcel's epoch gets an empty one at once; once that
+// instance starts again, a taker waits for its parcel as for any.
+func TestPostOfficeEnded(t *testing.T) {
+	po := newPostOffice()
+	done := make(chan struct{})
+	po.ended(instKey{"w", 4, 1}, 10)
+	if blobs, ok := po.take(parcelKey{task: "w", par: 4, epoch: 12, from: 1, to: 3}, done); !ok || blobs != nil {
+		t.Fatalf("take after the end: %v, %v; want an empty parcel", blobs, ok)
+	}
+	po.started(instKey{"w", 4, 1})
+	k := parcelKey{task: "w", par: 4, epoch: 14, from: 1, to: 3}
+	got := make(chan int, 1)
+	go func() {
+		blobs, _ := po.take(k, done)
+		got <- len(blobs)
+	}()
+	select {
+	case n := <-got:
+		t.Fatalf("take returned %d blobs before the parcel came", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	po.deliver(k, []parcelBlob{{StateBlob: checkpoint.StateBlob{Operator: "w", KeyGroup: 5, Data: []byte("x")}}})
+	if n := <-got; n != 1 {
+		t.Errorf("took %d blobs; want 1", n)
+	}
+	close(done)
 }

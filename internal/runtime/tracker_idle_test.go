@@ -31,3 +31,30 @@ func TestTrackerIdle(t *testing.T) {
 		}
 	}
 }
+
+// A terminal that leaves (it waits to take part again) holds back no
+// epoch; one that joins again at an epoch the others have passed catches
+// up without any epoch being reported twice or out of order.
+func TestTrackerLeaveJoin(t *testing.T) {
+	var got []progress.Epoch
+	tr := &tracker{onEpoch: func(s EpochStats) { got = append(got, s.Epoch) }}
+	a, b := tr.add(), tr.add()
+	tr.leave(b)
+	for e := range progress.Epoch(4) {
+		tr.complete(a, progress.Marker{Epoch: e})
+	}
+	tr.join(b, 2) // late: epochs 2 and 3 were reported without it
+	tr.complete(b, progress.Marker{Epoch: 2})
+	tr.complete(b, progress.Marker{Epoch: 3})
+	tr.complete(a, progress.Marker{Epoch: 4})
+	tr.complete(b, progress.Marker{Epoch: 4})
+	want := []progress.Epoch{0, 1, 2, 3, 4}
+	if len(got) != len(want) {
+		t.Fatalf("reported epochs %v; want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("reported epochs %v; want %v", got, want)
+		}
+	}
+}
