@@ -55,29 +55,7 @@ func checkStages(t *testing.T, in []rec, wins *weir.Collect[weir.WindowResult[st
 		perKey[k]++
 		want[fmt.Sprintf("%s#%d", k, perKey[k])]++
 	}
-	got := countsOf(wins.Records())
-	if len(got) != len(wantWins) {
-		t.Errorf("%d windows; want %d", len(got), len(wantWins))
-	}
-	for k, v := range wantWins {
-		if got[k] != v {
-			t.Errorf("window %s counted %d; want %d", k, got[k], v)
-			break
-		}
-	}
-	gs := map[string]int{}
-	for _, s := range out.Records() {
-		gs[s]++
-	}
-	if len(gs) != len(want) {
-		t.Errorf("%d distinct outputs; want %d", len(gs), len(want))
-	}
-	for k, v := range want {
-		if gs[k] != v {
-			t.Errorf("output %s seen %d times; want %d", k, gs[k], v)
-			break
-		}
-	}
+	checkLiveOutputs(t, wins, out, wantWins, want)
 }
 
 // The instances of the keyed operators run only while they own key

@@ -73,29 +73,7 @@ func TestRescaleLive(t *testing.T) {
 				if err := <-done; err != nil {
 					t.Fatal(err)
 				}
-				got := countsOf(wins.Records())
-				if len(got) != len(wantWins) {
-					t.Errorf("%d windows; want %d", len(got), len(wantWins))
-				}
-				for k, v := range wantWins {
-					if got[k] != v {
-						t.Errorf("window %s counted %d; want %d", k, got[k], v)
-						break
-					}
-				}
-				gs := map[string]int{}
-				for _, s := range sums.Records() {
-					gs[s]++
-				}
-				if len(gs) != len(wantSums) {
-					t.Errorf("%d running sums; want %d", len(gs), len(wantSums))
-				}
-				for k, v := range wantSums {
-					if gs[k] != v {
-						t.Errorf("running sum %s seen %d times; want %d", k, gs[k], v)
-						break
-					}
-				}
+				checkLiveOutputs(t, wins, sums, wantWins, wantSums)
 			})
 		}
 	}
@@ -154,5 +132,35 @@ func TestRescaleStatsFollowOwners(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkLiveOutputs compares liveJob's outputs with the plain
+// computation's: the count per key and window ("key@start"), and how
+// often each of the other outputs comes out.
+func checkLiveOutputs(t *testing.T, wins *weir.Collect[weir.WindowResult[string, int64]], out *weir.Collect[string], wantWins map[string]int64, want map[string]int) {
+	t.Helper()
+	got := countsOf(wins.Records())
+	if len(got) != len(wantWins) {
+		t.Errorf("%d windows; want %d", len(got), len(wantWins))
+	}
+	for k, v := range wantWins {
+		if got[k] != v {
+			t.Errorf("window %s counted %d; want %d", k, got[k], v)
+			break
+		}
+	}
+	gs := map[string]int{}
+	for _, s := range out.Records() {
+		gs[s]++
+	}
+	if len(gs) != len(want) {
+		t.Errorf("%d distinct outputs; want %d", len(gs), len(want))
+	}
+	for k, v := range want {
+		if gs[k] != v {
+			t.Errorf("output %s seen %d times; want %d", k, gs[k], v)
+			break
+		}
 	}
 }

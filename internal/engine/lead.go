@@ -104,19 +104,3 @@ func shareAdditions(sp []sharePlan) []routing.Addition {
 	}
 	return adds
 }
-
-// enteredNow is the newest epoch the process has entered, as entered
-// measures it (without its refusals), and at least from.
-func (j *Job) enteredNow(rt *runtime.Runtime, from uint64) uint64 {
-	e := max(from, j.CompletedEpoch())
-	if j.Cfg.EpochRecords == 0 {
-		e = max(e, uint64(rt.WallEpoch()))
-	}
-	for _, s := range j.keyedSchedules() {
-		e = max(e, s.Reached())
-	}
-	for _, src := range j.splits.sources {
-		e = max(e, src.sched.Reached())
-	}
-	return e
-}

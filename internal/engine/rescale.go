@@ -228,28 +228,49 @@ func (j *Job) lead() uint64 {
 // receivers and sources, the clock and the epochs completed; it refuses
 // while the last reconfiguration is under way.
 func (j *Job) entered(rt *runtime.Runtime) (uint64, error) {
+	if inst := j.livesBusy(rt); inst != "" {
+		return 0, fmt.Errorf("%w: %s ends with the last one and has not yet; ask again once it has", errBusy, inst)
+	}
+	e := j.clockOrCompleted(rt)
+	for _, s := range j.routedSchedules() {
+		if last := s.Last().From; last > max(e, s.Reached()) {
+			return 0, fmt.Errorf("%w: the last one is under way until epoch %d; ask again once it is over", errBusy, last)
+		}
+	}
+	return j.enteredNow(rt, 0), nil
+}
+
+// enteredNow is the newest epoch the process has entered, as entered
+// measures it (without its refusals), and at least from.
+func (j *Job) enteredNow(rt *runtime.Runtime, from uint64) uint64 {
+	e := max(from, j.clockOrCompleted(rt))
+	for _, s := range j.routedSchedules() {
+		e = max(e, s.Reached())
+	}
+	return e
+}
+
+// clockOrCompleted is the newest epoch this process completed or, with
+// time-based epochs, the clock is in, if later.
+func (j *Job) clockOrCompleted(rt *runtime.Runtime) uint64 {
 	e := j.CompletedEpoch()
 	if j.Cfg.EpochRecords == 0 {
 		e = max(e, uint64(rt.WallEpoch()))
 	}
-	all := []*routing.Schedule{}
+	return e
+}
+
+// routedSchedules are the schedules of the keyed groups and the sources'
+// shares.
+func (j *Job) routedSchedules() []*routing.Schedule {
+	var all []*routing.Schedule
 	for _, s := range j.keyedSchedules() {
 		all = append(all, s)
 	}
 	for _, src := range j.splits.sources {
 		all = append(all, src.sched)
 	}
-	if inst := j.livesBusy(rt); inst != "" {
-		return 0, fmt.Errorf("%w: %s ends with the last one and has not yet; ask again once it has", errBusy, inst)
-	}
-	from := e
-	for _, s := range all {
-		if last := s.Last().From; last > max(e, s.Reached()) {
-			return 0, fmt.Errorf("%w: the last one is under way until epoch %d; ask again once it is over", errBusy, last)
-		}
-		from = max(from, s.Reached())
-	}
-	return from, nil
+	return all
 }
 
 // plannedSteps are the steps planned for one keyed schedule.

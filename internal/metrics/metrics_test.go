@@ -16,7 +16,7 @@ func sample() ProcessStats {
 		Instances: []InstanceStats{
 			{Operator: "events→filter", Instance: 0, Process: 1, Source: true, RecordsIn: 100, RecordsOut: 60,
 				Useful: time.Second, Backpressure: 2 * time.Second, Lifetime: 4 * time.Second, Epoch: 42, Watermark: -1 << 63},
-			{Operator: "count→sink", Instance: 3, Process: 1, RecordsIn: 60, BytesIn: 999, BytesOut: 5, Queue: 12,
+			{Operator: "count→sink", Instance: 3, Process: 1, Running: true, RecordsIn: 60, BytesIn: 999, BytesOut: 5, Queue: 12,
 				Idle: time.Minute, KeyGroupLo: 64, KeyGroups: []int64{1, 0, -3, 1 << 50}},
 			{Operator: "events→filter", Instance: 1, Process: 1},
 		},
@@ -180,5 +180,27 @@ func TestRegistry(t *testing.T) {
 	}
 	if ps.WatermarkLag != time.Duration(5000-1000*int64(time.Millisecond)) {
 		t.Fatalf("lag %v", ps.WatermarkLag)
+	}
+}
+
+// An instance that starts again after it ended runs until its next end,
+// and its lifetime adds up its runs.
+func TestInstanceLives(t *testing.T) {
+	in := NewInstance("a", 0, 0, false)
+	if in.Running() {
+		t.Fatal("running before it started")
+	}
+	in.Start(100)
+	in.End(150)
+	if in.Running() || in.Lifetime(1000) != 50 {
+		t.Fatalf("after its first run: running %v, lifetime %v; want false, 50ns", in.Running(), in.Lifetime(1000))
+	}
+	in.Start(400)
+	if !in.Running() || in.Lifetime(430) != 80 {
+		t.Fatalf("in its second run: running %v, lifetime %v; want true, 80ns", in.Running(), in.Lifetime(430))
+	}
+	in.End(500)
+	if st := in.Stats(1000); st.Running || st.Lifetime != 150 {
+		t.Fatalf("after its second run: running %v, lifetime %v; want false, 150ns", st.Running, st.Lifetime)
 	}
 }
