@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
+	"github.com/weirstream/weir/internal/summary"
 	"github.com/weirstream/weir/internal/transport"
 )
 
@@ -181,7 +183,67 @@ func (j *Job) canJoin(p int) error {
 	case len(j.rescale.unmovable) > 0:
 		return fmt.Errorf("weir: join: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
+	return j.notEnding()
+}
+
+// notEnding refuses a join once a process of the job (not one that left)
+// has ended altogether: its input is read and its part done, so the job
+// is ending, and the joiner's instances would wait for markers that its
+// runtime, gone, no longer sends again. It holds j.rescale.mu.
+func (j *Job) notEnding() error {
+	j.mu.Lock()
+	x := j.summaries
+	j.mu.Unlock()
+	if x == nil {
+		return nil
+	}
+	for _, q := range x.Board().Ended(j.Process()) {
+		if j.rescale.leave.from[q] == 0 {
+			return fmt.Errorf("weir: join: the job is ending: process %d has ended", q)
+		}
+	}
+	if j.inputEnded(x.Board()) {
+		return errors.New("weir: join: the job is ending: its sources have all read their input")
+	}
 	return nil
+}
+
+// inputEnded says whether every source instance of the job that ran has
+// ended, by this process's figures and its peers' newest: none runs
+// and some ran. A present peer not heard from yet may run some. It holds
+// j.rescale.mu.
+func (j *Job) inputEnded(b *summary.Board) bool {
+	j.mu.Lock()
+	reg, ready := j.reg, j.statsReady
+	j.mu.Unlock()
+	if reg == nil || !ready {
+		return false
+	}
+	procs := []metrics.ProcessStats{reg.Snapshot(time.Now())}
+	for q := range j.Processes() {
+		if q == j.Process() || !j.slots.present(q) || j.rescale.leave.from[q] > 0 {
+			continue
+		}
+		m, ok := b.Latest(q)
+		if !ok || len(m.Figures) == 0 {
+			return false
+		}
+		ps, err := metrics.Decode(m.Figures)
+		if err != nil {
+			return false
+		}
+		procs = append(procs, ps)
+	}
+	ran := false
+	for _, ps := range procs {
+		for _, in := range ps.Instances {
+			if in.Source && in.Running {
+				return false
+			}
+			ran = ran || in.Source && in.Lifetime > 0
+		}
+	}
+	return ran
 }
 
 // joinedReaders are the readers of a source's shares once the instances

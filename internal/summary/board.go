@@ -123,6 +123,20 @@ func (b *Board) AllEnded(self int) bool {
 	return true
 }
 
+// Ended returns the processes but self whose final message came: their
+// part of the job is over (run to its end, stopped or left).
+func (b *Board) Ended(self int) []int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []int
+	for p := range b.latest {
+		if p != self && b.final[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Complete returns the newest checkpoint any process knows is complete.
 func (b *Board) Complete() uint64 {
 	b.mu.Lock()

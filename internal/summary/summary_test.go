@@ -63,6 +63,12 @@ func TestBoard(t *testing.T) {
 	if b.Settled(0) {
 		t.Error("settled without process 1's final message")
 	}
+	if got := b.Ended(0); !reflect.DeepEqual(got, []int{2}) {
+		t.Errorf("Ended(0) = %v; want [2], the process whose final message came", got)
+	}
+	if got := b.Ended(2); got != nil {
+		t.Errorf("Ended(2) = %v; want none but itself", got)
+	}
 	b.Gone(1)
 	if !b.Settled(0) || b.Complete() != 4 || b.Stopping() {
 		t.Error("board after process 1 went")
