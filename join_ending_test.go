@@ -106,3 +106,56 @@ func ending(j *weir.Job, at string) bool {
 	}
 	return n == 4
 }
+
+// A process admitted to a job whose input then ends before the join's
+// epoch: process 1 ends altogether (in order) before the joiner takes
+// part, so the final markers of its senders towards the joiner, held
+// for its join, never go. The joiner takes the close of a process that
+// ended in order as their end, and the job ends whole.
+func TestJoinThenInputEnds(t *testing.T) {
+	in := wordsInput(1500)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	release := make(chan struct{})
+	var once sync.Once
+	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(2)}
+	r := &elasticRun{slots: transport.NewLocalSlots(3), jobs: make([]*weir.Job, 3), errs: make([]error, 3)}
+	var got []wordCount
+	var mu sync.Mutex
+	build := func(j *weir.Job) {
+		s := weir.Source(j, "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 3000))
+		cnt := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
+			*st++
+			return append(out, wordCount{k, *st})
+		}, weir.Name("count"))
+		weir.Sink(cnt, weir.SinkFunc[wordCount](func(b []wordCount) error {
+			mu.Lock()
+			got = append(got, b...)
+			n := len(got)
+			mu.Unlock()
+			if n >= len(in) {
+				// The end is held until the test has seen process 1 end.
+				once.Do(func() { <-release })
+			}
+			return nil
+		}), weir.Name("out"), weir.Parallelism(1))
+	}
+	for p := range 2 {
+		r.start(ctx, t, p, build, opts...)
+	}
+	for r.jobs[0].Metrics().Records < 100 && ctx.Err() == nil {
+		time.Sleep(2 * time.Millisecond)
+	}
+	// The input (0.5 s at 3000 records a second) ends before the join's
+	// epoch (at least 1.5 s ahead).
+	r.start(ctx, t, 2, build, append(opts, weir.JoinCluster())...)
+	for !r.jobs[0].Stats().Processes[1].Final && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	r.wait(t)
+	if m, ok := r.jobs[0].LastJoin(); !ok || m.Join == 0 {
+		t.Fatalf("process 0's join: %+v (%v); the test needs the process admitted before the input ended", m, ok)
+	}
+	checkWordCounts(t, in, got)
+}

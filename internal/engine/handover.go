@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -81,20 +82,36 @@ func (h *handovers) flushCloses(done uint64) {
 	}
 }
 
-func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slots *presence) *handovers {
+// newHandovers makes the handovers of a run; leaving says whether this
+// process leaves the job.
+func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slots *presence, leaving func() bool) *handovers {
 	h := &handovers{po: newPostOffice(), net: net, pl: pl, done: rt.Done(), mu: make([]sync.Mutex, pl.procs), slots: slots, gone: make([]bool, pl.procs)}
 	if net == nil {
 		return h
 	}
+	h.po.proc = pl.proc
 	for p := range pl.procs {
 		if p == pl.self {
 			continue
 		}
-		rt.AddService(fmt.Sprintf("handover-from-%d", p), slots.serve(p, func(done <-chan struct{}) error {
+		// Not waited for once this process's tasks have all ended with
+		// the job's input (or a stop): its instances take no parcel
+		// then, its peers' instances of the same keyed group ended at
+		// the same final marker and ship nothing after it, and a peer
+		// that joined meanwhile may never close towards it. A process
+		// that leaves waits for every peer's close: steps planned before
+		// its leave may still ship it parcels until they have completed
+		// the epoch it retires from.
+		rt.AddListener(fmt.Sprintf("handover-from-%d", p), slots.serve(p, func(done <-chan struct{}) error {
 			r := net.Receiver(handoverChannel, p)
+			h.po.peerBack(p)
 			h.joined(p, false) // (a process that took p's slot again hears it now)
 			for {
 				msg, err := r.Recv()
+				if errors.Is(err, io.EOF) {
+					h.po.peerClosed(p) // it closed in order
+					return nil
+				}
 				if err != nil {
 					return nil // the network says why, if it failed
 				}
@@ -107,7 +124,7 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slot
 				}
 				r.Release()
 			}
-		}))
+		}), leaving)
 	}
 	return h
 }
@@ -193,7 +210,18 @@ func (h *handovers) closeTo(p int) {
 		return
 	}
 	h.gone[p] = true
+	// A process that closed its end of the mesh in order (its part of
+	// the job ended) is told nothing: a Sender asked for once the mesh
+	// knows it left would wait for the slot's next process. The Sender
+	// asked for while it is connected fails once it leaves.
+	el, elastic := h.net.(transport.Elastic)
+	if elastic && !slices.Contains(el.Members(), p) {
+		return
+	}
 	s := h.net.Sender(handoverChannel, p)
+	if elastic && !slices.Contains(el.Members(), p) {
+		return
+	}
 	// An error means the network failed or closed, and says why.
 	_ = s.Send(append(s.Buffer(), msgClose))
 }

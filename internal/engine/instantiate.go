@@ -3,12 +3,15 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"sync"
 
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/routing"
@@ -44,7 +47,7 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 		return err
 	}
 	j.mu.Lock()
-	j.handovers = newHandovers(rt, net, pl, j.slots)
+	j.handovers = newHandovers(rt, net, pl, j.slots, j.leaving)
 	j.handovers.reuse.ckpt, j.handovers.reuse.off, j.handovers.reuse.always = j.coord, j.Cfg.NoCheckpointReuse, j.Cfg.AlwaysDeltas
 	j.splits = sp
 	j.mu.Unlock()
@@ -191,13 +194,38 @@ func (w *wiring) connect() error {
 				recv := w.rt.Meter(w.runName(e.To), r).M
 				// A pump for each process of the slot in turn (one that
 				// left ends with its final marker).
+				sender, receiver := w.rt.Retirement(w.runName(e.From), s), w.rt.Retirement(w.runName(e.To), r)
 				w.rt.AddService(from, w.j.slots.serve(proc, func(done <-chan struct{}) error {
-					return exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)(done)
+					err := exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)(done)
+					if errors.Is(err, io.EOF) {
+						return endedSender(slot.From(pm), sender, receiver, w.j.joinedAt(), from)
+					}
+					return err
 				}))
 			}
 		}
 	}
 	return nil
+}
+
+// endedSender ends a remote sender's slot of a receiver's inbox whose
+// process closed its end of the mesh in order before sending the
+// receiver a final marker. That happens to a receiver that joined after
+// the sender ended (its marker was held for the join) when the sender's
+// process ended altogether before it could send it again: its runtime,
+// which held it, is gone. The slot gets what that runtime would have
+// sent: a final marker as the end of the receiver's join epoch. A
+// receiver's join epoch is its own, or this process's (joined), if it
+// joined the running job. A sender that retires (its process left) is no such case: the
+// receiver's inbox leaves it out from its retirement, and its pump ends
+// with its final marker; a receiver present from the start got the
+// sender's final marker, so neither should meet the close.
+func endedSender(slot runtime.Outlet, sender, receiver *runtime.Retirement, joined uint64, from string) error {
+	at := max(receiver.Joins(), joined)
+	if sender.From() != migrate.Never || at == 0 || at == migrate.Never {
+		return fmt.Errorf("%s: %w", from, io.EOF)
+	}
+	return slot.Mark(progress.Marker{Epoch: progress.Epoch(at), Final: true, Watermark: math.MaxInt64})
 }
 
 // edgeWire returns the wire format of edge ei, made once.

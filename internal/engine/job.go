@@ -274,6 +274,15 @@ func (j *Job) firstEpoch() uint64 {
 	return 0
 }
 
+// joinedAt is the epoch this process took part from, if it joined the
+// running job (0 if it started it).
+func (j *Job) joinedAt() uint64 {
+	if j.boot != nil {
+		return j.boot.at
+	}
+	return 0
+}
+
 // watchNetwork starts the summaries over net and the service that cancels
 // the run when the network fails. A lost peer fails the job; a job that
 // fails aborts the network, which wakes whatever waits on it. A job that

@@ -60,6 +60,34 @@ type postOffice struct {
 	// marker at which it ended with its input: it hands nothing over
 	// after it.
 	ends map[instKey]uint64
+	// closed marks the processes whose handover channel ended in order
+	// (their process closed its end of the mesh), and proc says which
+	// process runs an instance: a parcel such a process has not sent
+	// never comes (peerClosed).
+	closed map[int]bool
+	proc   func(inst, par int) int
+}
+
+// peerClosed notes that process p closed its end of the mesh in order:
+// it sent every parcel it hands over before, so a taker that still
+// waits for one of its instances' takes an empty one. A process closes
+// in order once its part of the job has ended (its keyed instances
+// ended with their input: what they would owe for a later epoch is
+// empty, as for ended) or once it left (it handed everything over
+// before). A new process in p's slot is heard again (peerBack).
+func (po *postOffice) peerClosed(p int) {
+	po.mu.Lock()
+	po.closed[p] = true
+	close(po.arrived)
+	po.arrived = make(chan struct{})
+	po.mu.Unlock()
+}
+
+// peerBack notes that a new process holds slot p.
+func (po *postOffice) peerBack(p int) {
+	po.mu.Lock()
+	delete(po.closed, p)
+	po.mu.Unlock()
 }
 
 // started notes that instance k starts again: it has not ended.
@@ -76,7 +104,7 @@ type instKey struct {
 }
 
 func newPostOffice() *postOffice {
-	return &postOffice{parcels: map[parcelKey]*parcel{}, arrived: make(chan struct{}), ends: map[instKey]uint64{}}
+	return &postOffice{parcels: map[parcelKey]*parcel{}, arrived: make(chan struct{}), ends: map[instKey]uint64{}, closed: map[int]bool{}}
 }
 
 // ended notes that instance k of this process ended with its input at
@@ -123,6 +151,11 @@ func (po *postOffice) take(k parcelKey, done <-chan struct{}) ([]parcelBlob, boo
 			return p.blobs, true
 		}
 		if e, ok := po.ends[instKey{k.task, k.par, k.from}]; ok && k.epoch > e {
+			po.mu.Unlock()
+			return nil, true
+		}
+		if po.proc != nil && po.closed[po.proc(k.from, k.par)] {
+			delete(po.parcels, k)
 			po.mu.Unlock()
 			return nil, true
 		}

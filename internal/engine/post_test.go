@@ -137,3 +137,54 @@ func TestPostOfficeEnded(t *testing.T) {
 	}
 	close(done)
 }
+
+// A taker that waits for a parcel of an instance in a process that then
+// closes its end of the mesh in order gets an empty one; parcels that
+// came before the close are taken whole, and a new process in the slot
+// owes its parcels again.
+func TestPostOfficePeerClosed(t *testing.T) {
+	po := newPostOffice()
+	po.proc = placement{procs: 2}.proc // instances 0, 1 on process 0; 2, 3 on process 1
+	done := make(chan struct{})
+	defer close(done)
+	came := parcelKey{task: "w", par: 4, epoch: 9, from: 2, to: 0}
+	po.deliver(came, []parcelBlob{{StateBlob: checkpoint.StateBlob{Operator: "w", KeyGroup: 1, Data: []byte("x")}}})
+	owed := parcelKey{task: "w", par: 4, epoch: 12, from: 3, to: 1}
+	got := make(chan []parcelBlob, 1)
+	go func() {
+		blobs, _ := po.take(owed, done)
+		got <- blobs
+	}()
+	select {
+	case b := <-got:
+		t.Fatalf("take returned %v before process 1 closed", b)
+	case <-time.After(50 * time.Millisecond):
+	}
+	po.peerClosed(1)
+	select {
+	case b := <-got:
+		if b != nil {
+			t.Errorf("took %v from a process that closed; want an empty parcel", b)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the take still waits after process 1 closed")
+	}
+	if b, ok := po.take(came, done); !ok || len(b) != 1 {
+		t.Errorf("the parcel that came before the close: %v, %v; want its blob", b, ok)
+	}
+	if b, ok := po.take(parcelKey{task: "w", par: 4, epoch: 12, from: 1, to: 2}, closedNow()); ok {
+		t.Errorf("a parcel of process 0, which did not close: %v, %v; want none yet", b, ok)
+	}
+	po.peerBack(1)
+	if _, ok := po.take(parcelKey{task: "w", par: 4, epoch: 14, from: 3, to: 1}, closedNow()); ok {
+		t.Error("a parcel of the slot's new process was taken as empty")
+	}
+}
+
+// closedNow is a closed channel: take returns at once if nothing is
+// there.
+func closedNow() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}

@@ -13,7 +13,9 @@
 // a progress.Aligner: a sender that has already ended the current epoch is
 // not read until every sender has, so an epoch's callbacks see exactly that
 // epoch's records. Services (AddService) are the other loops a job needs,
-// such as the pumps that feed inboxes from other processes.
+// such as the pumps that feed inboxes from other processes. Run waits for
+// them; listeners (AddListener), which may block on a peer with nothing
+// more to say, are not waited for once every task has ended.
 //
 // A task instance can retire while the job goes on (Retirement: its
 // process leaves the job): its last aligned marker goes on as a final

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	runtimedebug "runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -144,8 +145,10 @@ type sourceSpec struct {
 }
 
 type serviceSpec struct {
-	name string
-	run  func(done <-chan struct{}) error
+	name     string
+	run      func(done <-chan struct{}) error
+	unwaited bool        // a listener (AddListener)
+	keep     func() bool // whether Run waits for the listener after all
 }
 
 type taskSpec struct {
@@ -226,6 +229,26 @@ func (r *Runtime) AddService(name string, run func(done <-chan struct{}) error) 
 	r.services = append(r.services, serviceSpec{name: name, run: run})
 }
 
+// AddListener registers a service, as AddService, that Run does not wait
+// for once every task has ended (or the runtime stopped) unless keep
+// then says to: one that may block on a peer with nothing more to say to
+// this process, whose tasks no longer need it. Its error after that is
+// none.
+func (r *Runtime) AddListener(name string, run func(done <-chan struct{}) error, keep func() bool) {
+	r.services = append(r.services, serviceSpec{name: name, run: run, keep: keep, unwaited: true})
+}
+
+// listen runs a listener: an error once the runtime is done is none.
+func (r *Runtime) listen(run func(done <-chan struct{}) error) error {
+	err := run(r.done)
+	select {
+	case <-r.done:
+		return nil
+	default:
+		return err
+	}
+}
+
 func (r *Runtime) fail(err error) {
 	r.errMu.Lock()
 	if r.err == nil {
@@ -282,7 +305,16 @@ func (r *Runtime) Run(ctx context.Context) error {
 	for _, s := range r.sources {
 		run(&tasks, s.name, s.instance, func() error { return r.runSource(s) })
 	}
+	var listeners sync.WaitGroup // waited for only if kept (AddListener)
+	var kept []func() bool
 	for i, s := range r.services {
+		if s.unwaited {
+			run(&listeners, s.name, i, func() error { return r.listen(s.run) })
+			if s.keep != nil {
+				kept = append(kept, s.keep)
+			}
+			continue
+		}
 		run(&services, s.name, i, func() error { return s.run(r.done) })
 	}
 	var finals sync.WaitGroup // not waited for (finals.go)
@@ -294,6 +326,9 @@ func (r *Runtime) Run(ctx context.Context) error {
 		tasks.Wait()
 		r.once.Do(func() { close(r.done) })
 		services.Wait()
+		if slices.ContainsFunc(kept, func(keep func() bool) bool { return keep() }) {
+			listeners.Wait()
+		}
 		close(finished)
 	}()
 	select {

@@ -263,3 +263,59 @@ func TestWatcherServiceEndsWithTasks(t *testing.T) {
 		t.Error("the watcher returned before the task ended")
 	}
 }
+
+// A listener that blocks on something that never comes (a peer with
+// nothing more to say) does not hold Run back once every task has
+// ended, and its error then is none, unless its keep says to wait for
+// it; its error while the tasks run fails the runtime.
+func TestListenerNotWaitedFor(t *testing.T) {
+	task := &sumTask{}
+	rt := build(t, Config{Records: 10}, 2, 50, task, nil)
+	never, returned := make(chan struct{}), make(chan struct{})
+	rt.AddListener("listen", func(<-chan struct{}) error {
+		<-never
+		close(returned)
+		return errors.New("the peer went away")
+	}, func() bool { return false })
+	ran := make(chan error, 1)
+	go func() { ran <- rt.Run(context.Background()) }()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return: it waited for the listener")
+	}
+	close(never)
+	<-returned
+	if task.sum != 2*50*51/2 {
+		t.Errorf("sum %d; want %d", task.sum, 2*50*51/2)
+	}
+
+	kept := build(t, Config{Records: 10}, 2, 50, &sumTask{}, nil)
+	release := make(chan struct{})
+	kept.AddListener("listen", func(<-chan struct{}) error {
+		<-release
+		return nil
+	}, func() bool { return true })
+	ran = make(chan error, 1)
+	go func() { ran <- kept.Run(context.Background()) }()
+	select {
+	case err := <-ran:
+		t.Fatalf("Run = %v before the listener it keeps returned", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+
+	failing := build(t, Config{Records: 10}, 2, 50, &sumTask{}, nil)
+	failing.AddListener("listen", func(done <-chan struct{}) error {
+		return errors.New("a corrupt message")
+	}, nil)
+	if err := failing.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "a corrupt message") {
+		t.Errorf("Run = %v; want the listener's error", err)
+	}
+}
