@@ -249,16 +249,7 @@ func TestWatcherServiceEndsWithTasks(t *testing.T) {
 		sawFinal <- task.final
 		return nil
 	})
-	ran := make(chan error, 1)
-	go func() { ran <- rt.Run(context.Background()) }()
-	select {
-	case err := <-ran:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return: the watcher was never told the tasks ended")
-	}
+	runWithin(t, rt, "the watcher was never told the tasks ended")
 	if !<-sawFinal {
 		t.Error("the watcher returned before the task ended")
 	}
@@ -277,16 +268,7 @@ func TestListenerNotWaitedFor(t *testing.T) {
 		close(returned)
 		return errors.New("the peer went away")
 	}, func() bool { return false })
-	ran := make(chan error, 1)
-	go func() { ran <- rt.Run(context.Background()) }()
-	select {
-	case err := <-ran:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return: it waited for the listener")
-	}
+	runWithin(t, rt, "it waited for the listener")
 	close(never)
 	<-returned
 	if task.sum != 2*50*51/2 {
@@ -299,7 +281,7 @@ func TestListenerNotWaitedFor(t *testing.T) {
 		<-release
 		return nil
 	}, func() bool { return true })
-	ran = make(chan error, 1)
+	ran := make(chan error, 1)
 	go func() { ran <- kept.Run(context.Background()) }()
 	select {
 	case err := <-ran:
@@ -317,5 +299,21 @@ func TestListenerNotWaitedFor(t *testing.T) {
 	}, nil)
 	if err := failing.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "a corrupt message") {
 		t.Errorf("Run = %v; want the listener's error", err)
+	}
+}
+
+// runWithin runs rt and fails the test if Run fails or has not returned
+// within 10 s (why says what would hold it).
+func runWithin(t *testing.T, rt *Runtime, why string) {
+	t.Helper()
+	ran := make(chan error, 1)
+	go func() { ran <- rt.Run(context.Background()) }()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return: " + why)
 	}
 }
