@@ -2,6 +2,7 @@ package weir_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -110,10 +111,23 @@ func ending(j *weir.Job, at string) bool {
 // A process admitted to a job whose input then ends before the join's
 // epoch: process 1 ends altogether (in order) before the joiner takes
 // part, so the final markers of its senders towards the joiner, held
-// for its join, never go. The joiner takes the close of a process that
-// ended in order as their end, and the job ends whole.
+// for its join, never go, and its keyed instances hand the joiner
+// nothing. The joiner takes the close (or the close message) of a
+// process that ended as their end, and the job ends whole: with the
+// source read on every instance, and read by one instance (process
+// 0's), whose end does not wait for the joiner.
 func TestJoinThenInputEnds(t *testing.T) {
 	in := wordsInput(1500)
+	for _, readers := range []int{0, 1} {
+		t.Run(fmt.Sprintf("readers-%d", readers), func(t *testing.T) {
+			joinThenInputEnds(t, in, readers)
+		})
+	}
+}
+
+// joinThenInputEnds runs TestJoinThenInputEnds with the source read by
+// readers instances (0: every instance).
+func joinThenInputEnds(t *testing.T, in []string, readers int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	release := make(chan struct{})
@@ -123,7 +137,11 @@ func TestJoinThenInputEnds(t *testing.T) {
 	var got []wordCount
 	var mu sync.Mutex
 	build := func(j *weir.Job) {
-		s := weir.Source(j, "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 3000))
+		var srcOpts []weir.Option
+		if readers > 0 {
+			srcOpts = append(srcOpts, weir.Parallelism(readers))
+		}
+		s := weir.Source(j, "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 3000), srcOpts...)
 		cnt := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
 			*st++
 			return append(out, wordCount{k, *st})

@@ -117,7 +117,11 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slot
 				}
 				err = h.po.receive(p, msg)
 				if errors.Is(err, errClosed) {
-					return nil // the peer's keyed instances have ended
+					// The peer hands this process nothing more (its keyed
+					// instances have ended, or this process leaves): a
+					// parcel of it that has not come never will.
+					h.po.peerClosed(p)
+					return nil
 				}
 				if err != nil {
 					return err

@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sync"
 
@@ -197,8 +196,8 @@ func (w *wiring) connect() error {
 				sender, receiver := w.rt.Retirement(w.runName(e.From), s), w.rt.Retirement(w.runName(e.To), r)
 				w.rt.AddService(from, w.j.slots.serve(proc, func(done <-chan struct{}) error {
 					err := exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)(done)
-					if errors.Is(err, io.EOF) {
-						return endedSender(slot.From(pm), sender, receiver, w.j.joinedAt(), from)
+					if errors.Is(err, exchange.ErrSilentClose) {
+						return endedSender(slot.From(pm), sender, receiver, w.j.joinedAt(), err)
 					}
 					return err
 				}))
@@ -210,21 +209,24 @@ func (w *wiring) connect() error {
 
 // endedSender ends a remote sender's slot of a receiver's inbox whose
 // process closed its end of the mesh in order before sending the
-// receiver a final marker. That happens to a receiver that joined after
-// the sender ended (its marker was held for the join) when the sender's
-// process ended altogether before it could send it again: its runtime,
-// which held it, is gone. The slot gets what that runtime would have
-// sent: a final marker as the end of the receiver's join epoch. A
-// receiver's join epoch is its own, or this process's (joined), if it
-// joined the running job. A sender that retires (its process left) is no such case: the
-// receiver's inbox leaves it out from its retirement, and its pump ends
-// with its final marker; a receiver present from the start got the
-// sender's final marker, so neither should meet the close.
-func endedSender(slot runtime.Outlet, sender, receiver *runtime.Retirement, joined uint64, from string) error {
+// receiver anything (exchange.ErrSilentClose, err). That happens to a
+// receiver that joined after the sender ended (its final marker was
+// held for the join) when the sender's process ended altogether before
+// it could send it again: its runtime, which held it, is gone. The slot
+// gets what that runtime would have sent: a final marker as the end of
+// the receiver's join epoch (its own, or this process's, joined, if it
+// joined the running job; at least the sender's). In any other case err
+// stands: a sender that retires (its process left) is left out by the
+// receiver's inbox and its pump ends with its final marker, and a
+// receiver present from the start got the sender's final marker, so an
+// in-order close that meets either is no end of input (a process that
+// failed at its start, say).
+func endedSender(slot runtime.Outlet, sender, receiver *runtime.Retirement, joined uint64, err error) error {
 	at := max(receiver.Joins(), joined)
 	if sender.From() != migrate.Never || at == 0 || at == migrate.Never {
-		return fmt.Errorf("%s: %w", from, io.EOF)
+		return err
 	}
+	at = max(at, sender.Joins())
 	return slot.Mark(progress.Marker{Epoch: progress.Epoch(at), Final: true, Watermark: math.MaxInt64})
 }
 

@@ -1,7 +1,9 @@
 package exchange
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 
 	"github.com/weirstream/weir/internal/dataflow"
@@ -125,12 +127,19 @@ func Pump(w dataflow.Wire, r transport.Receiver, out runtime.Outlet, from string
 		defer m.Close()
 		for {
 			final, err := p.next()
+			if errors.Is(err, io.EOF) && p.seq == 0 {
+				return fmt.Errorf("%s: %w", from, ErrSilentClose)
+			}
 			if err != nil || final {
 				return err
 			}
 		}
 	}
 }
+
+// ErrSilentClose is what a pump returns when the sending process closed
+// its end of the mesh in order before sending anything on the channel.
+var ErrSilentClose = fmt.Errorf("the sending process ended before it sent anything: %w", io.EOF)
 
 type pump struct {
 	w    dataflow.Wire

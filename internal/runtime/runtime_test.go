@@ -293,8 +293,12 @@ func TestListenerNotWaitedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	failing := build(t, Config{Records: 10}, 2, 50, &sumTask{}, nil)
+	// The task waits for the listener to fail, then still has millions
+	// of records to sum: the runtime runs when the error comes.
+	slow := &sumTask{block: make(chan struct{})}
+	failing := build(t, Config{Records: 1000}, 2, 2_000_000, slow, nil)
 	failing.AddListener("listen", func(done <-chan struct{}) error {
+		close(slow.block)
 		return errors.New("a corrupt message")
 	}, nil)
 	if err := failing.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "a corrupt message") {

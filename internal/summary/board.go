@@ -10,6 +10,10 @@ type Board struct {
 	have   []bool
 	final  []bool
 	gone   []bool
+	// taken marks the slots a new process takes again, until the board
+	// forgets the one before (Renew): its final message is not the new
+	// one's.
+	taken []bool
 	// prior sums the counters of the processes that left each slot
 	// before the one in it now.
 	prior []map[string]int64
@@ -17,7 +21,7 @@ type Board struct {
 
 // NewBoard returns an empty board for procs processes.
 func NewBoard(procs int) *Board {
-	return &Board{latest: make([]Message, procs), have: make([]bool, procs), final: make([]bool, procs), gone: make([]bool, procs)}
+	return &Board{latest: make([]Message, procs), have: make([]bool, procs), final: make([]bool, procs), gone: make([]bool, procs), taken: make([]bool, procs)}
 }
 
 // Post records m if it is newer than what the board holds of its process;
@@ -66,7 +70,16 @@ func (b *Board) Renew(p int) {
 	for _, c := range b.latest[p].Counts {
 		b.prior[p][c.Name] += c.Value
 	}
-	b.latest[p], b.have[p], b.final[p], b.gone[p] = Message{}, false, false, false
+	b.latest[p], b.have[p], b.final[p], b.gone[p], b.taken[p] = Message{}, false, false, false, false
+}
+
+// Taken records that a new process takes slot p again: until Renew, the
+// final message of the one before does not count as the slot's end
+// (Ended).
+func (b *Board) Taken(p int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.taken[p] = true
 }
 
 // Settled reports whether every process but self has sent its final
@@ -124,13 +137,14 @@ func (b *Board) AllEnded(self int) bool {
 }
 
 // Ended returns the processes but self whose final message came: their
-// part of the job is over (run to its end, stopped or left).
+// part of the job is over (run to its end, stopped or left). A slot
+// taken again by a new process (Taken) is not among them.
 func (b *Board) Ended(self int) []int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []int
 	for p := range b.latest {
-		if p != self && b.final[p] {
+		if p != self && b.final[p] && !b.taken[p] {
 			out = append(out, p)
 		}
 	}

@@ -74,6 +74,7 @@ func (x *Exchange) Join(p int) {
 // this process's messages, and its own, numbered from the start again,
 // are awaited.
 func (x *Exchange) Rejoin(p int, ready <-chan struct{}) {
+	x.board.Taken(p)
 	x.renew[p].Store(&ready)
 	x.back[p] <- ready
 	x.Kick()

@@ -73,6 +73,15 @@ func TestBoard(t *testing.T) {
 	if !b.Settled(0) || b.Complete() != 4 || b.Stopping() {
 		t.Error("board after process 1 went")
 	}
+	b.Taken(2)
+	if got := b.Ended(0); got != nil {
+		t.Errorf("Ended(0) = %v once slot 2 is taken again; want none", got)
+	}
+	b.Renew(2)
+	b.Post(Message{Process: 2, Seq: 1, Final: true})
+	if got := b.Ended(0); !reflect.DeepEqual(got, []int{2}) {
+		t.Errorf("Ended(0) = %v once the new process of slot 2 ended; want [2]", got)
+	}
 }
 
 // Three processes each count something; after Finish every one has the
