@@ -15,7 +15,8 @@
 // epoch's records. Services (AddService) are the other loops a job needs,
 // such as the pumps that feed inboxes from other processes. Run waits for
 // them; listeners (AddListener), which may block on a peer with nothing
-// more to say, are not waited for once every task has ended.
+// more to say, are not waited for once every task has ended, unless
+// their keep says to.
 //
 // A task instance can retire while the job goes on (Retirement: its
 // process leaves the job): its last aligned marker goes on as a final
