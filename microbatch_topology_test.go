@@ -116,13 +116,14 @@ func sumResults(rs []weir.WindowResult[string, int64]) map[string]int64 {
 	return m
 }
 
-func sameCounts(t *testing.T, what string, got, want map[string]int64) {
+// sameCounts compares counts by key, naming at most five that differ.
+func sameCounts[V comparable](t *testing.T, what string, got, want map[string]V) {
 	t.Helper()
 	bad := 0
 	for k, n := range want {
 		if got[k] != n {
 			if bad < 5 {
-				t.Errorf("%s: count(%q) = %d, want %d", what, k, got[k], n)
+				t.Errorf("%s: count(%q) = %v, want %v", what, k, got[k], n)
 			}
 			bad++
 		}
@@ -130,7 +131,7 @@ func sameCounts(t *testing.T, what string, got, want map[string]int64) {
 	for k, n := range got {
 		if _, ok := want[k]; !ok {
 			if bad < 5 {
-				t.Errorf("%s: unexpected key %q = %d", what, k, n)
+				t.Errorf("%s: unexpected key %q = %v", what, k, n)
 			}
 			bad++
 		}

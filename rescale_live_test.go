@@ -140,27 +140,10 @@ func TestRescaleStatsFollowOwners(t *testing.T) {
 // often each of the other outputs comes out.
 func checkLiveOutputs(t *testing.T, wins *weir.Collect[weir.WindowResult[string, int64]], out *weir.Collect[string], wantWins map[string]int64, want map[string]int) {
 	t.Helper()
-	got := countsOf(wins.Records())
-	if len(got) != len(wantWins) {
-		t.Errorf("%d windows; want %d", len(got), len(wantWins))
-	}
-	for k, v := range wantWins {
-		if got[k] != v {
-			t.Errorf("window %s counted %d; want %d", k, got[k], v)
-			break
-		}
-	}
+	sameCounts(t, "windows (key@start)", countsOf(wins.Records()), wantWins)
 	gs := map[string]int{}
 	for _, s := range out.Records() {
 		gs[s]++
 	}
-	if len(gs) != len(want) {
-		t.Errorf("%d distinct outputs; want %d", len(gs), len(want))
-	}
-	for k, v := range want {
-		if gs[k] != v {
-			t.Errorf("output %s seen %d times; want %d", k, gs[k], v)
-			break
-		}
-	}
+	sameCounts(t, "outputs", gs, want)
 }

@@ -224,12 +224,8 @@ func (j *Job) inputEnded(b *summary.Board) bool {
 		if q == j.Process() || !j.slots.present(q) || j.rescale.leave.from[q] > 0 {
 			continue
 		}
-		m, ok := b.Latest(q)
-		if !ok || len(m.Figures) == 0 {
-			return false
-		}
-		ps, err := metrics.Decode(m.Figures)
-		if err != nil {
+		ps, ok := peerFigures(b, q)
+		if !ok {
 			return false
 		}
 		procs = append(procs, ps)

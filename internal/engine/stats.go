@@ -5,6 +5,7 @@ import (
 
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/summary"
 )
 
 // figures returns this process's figures in the encoding the summaries
@@ -50,18 +51,29 @@ func (j *Job) Stats() metrics.JobStats {
 		if x == nil || p == j.Process() {
 			continue
 		}
-		// A peer's newest summary; one that does not decode (or names
-		// another process) is left out, as a process not heard from.
-		if m, ok := x.Board().Latest(p); ok && len(m.Figures) > 0 {
-			if ps, err := metrics.Decode(m.Figures); err == nil && ps.Process == p {
-				ps.Final = ps.Final || m.Final
-				st.Processes[p] = ps
-			}
+		if ps, ok := peerFigures(x.Board(), p); ok {
+			st.Processes[p] = ps
 		}
 	}
 	st.Processes[j.Process()] = reg.Snapshot(time.Now())
 	st.AssignLoads(j.loadOwner)
 	return st
+}
+
+// peerFigures returns process p's figures from its newest summary; one
+// that does not decode (or names another process) is left out, as a
+// process not heard from.
+func peerFigures(b *summary.Board, p int) (metrics.ProcessStats, bool) {
+	m, ok := b.Latest(p)
+	if !ok || len(m.Figures) == 0 {
+		return metrics.ProcessStats{}, false
+	}
+	ps, err := metrics.Decode(m.Figures)
+	if err != nil || ps.Process != p {
+		return metrics.ProcessStats{}, false
+	}
+	ps.Final = ps.Final || m.Final
+	return ps, true
 }
 
 // loadOwner returns, for a keyed chain named op, the owner of each key
