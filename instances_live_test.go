@@ -195,20 +195,28 @@ func TestInstancesPebble(t *testing.T) {
 func rescaleThrough(t *testing.T, ctx context.Context, j *weir.Job, done chan error, ns []int, check func(n int)) {
 	t.Helper()
 	for _, n := range ns {
-		m, err := j.Rescale(n, weir.WithStrategy(weir.Batched))
-		for err != nil && strings.Contains(err.Error(), "ask again") {
-			time.Sleep(20 * time.Millisecond)
-			m, err = j.Rescale(n, weir.WithStrategy(weir.Batched))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Wait(ctx); err != nil {
-			t.Fatal(err)
-		}
+		rescaleBatched(t, ctx, j, n)
 		check(n)
 	}
 	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rescaleBatched rescales the running job j to n instances by batched
+// steps, asking again while it is busy with the last, and waits for the
+// migration.
+func rescaleBatched(t *testing.T, ctx context.Context, j *weir.Job, n int) {
+	t.Helper()
+	m, err := j.Rescale(n, weir.WithStrategy(weir.Batched))
+	for err != nil && strings.Contains(err.Error(), "ask again") {
+		time.Sleep(20 * time.Millisecond)
+		m, err = j.Rescale(n, weir.WithStrategy(weir.Batched))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -34,8 +35,10 @@ type handovers struct {
 	moved atomic.Int64 // bytes of state this process handed over
 	keys  atomic.Int64 // key groups this process handed over
 	live  atomic.Int64 // keyed instances of this process not yet ended
-	reuse reuse        // checkpoint reuse (reuse.go)
-	slots *presence    // the processes present (nil: all)
+	// held is 1 while live counts a hold (holdLives) besides them.
+	held  atomic.Int64
+	reuse reuse     // checkpoint reuse (reuse.go)
+	slots *presence // the processes present (nil: all)
 	// gone marks, under mu, the peers told that this process hands them
 	// nothing more: nothing is sent to them after (a peer that left an
 	// elastic mesh would leave a send waiting for its slot's next
@@ -137,8 +140,16 @@ func newHandovers(rt *runtime.Runtime, net transport.Network, pl placement, slot
 // last, the peers hear that this process hands nothing more over. A
 // process without keyed instances tells them at start (closeIfIdle).
 func (h *handovers) ended() error {
-	if h.live.Add(-1) == 0 {
+	n := h.live.Add(-1)
+	if n == 0 {
 		return h.close()
+	}
+	if n == h.held.Load() && h.closing.Load() > 0 {
+		// Only the hold is left: every keyed instance here has ended
+		// for now. A process that leaves gains no key group after its
+		// retirement, so it hears now that this one hands it nothing
+		// more.
+		h.flushCloses(math.MaxUint64)
 	}
 	return nil
 }
@@ -191,6 +202,11 @@ func (h *handovers) joined(p int, again bool) {
 // reach waits until the network reaches the newest process of slot p
 // known here (it may have taken the slot again).
 func (h *handovers) reach(p int) error {
+	select {
+	case <-h.slots.current(p):
+		return nil // (also once the runtime is done)
+	default:
+	}
 	select {
 	case <-h.slots.current(p):
 		return nil

@@ -3,14 +3,12 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/metrics"
-	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/routing"
@@ -72,6 +70,8 @@ func (j *Job) instantiate(p *plan.Physical, rt *runtime.Runtime, pl placement, n
 	if err := w.chooseLives(w.lives); err != nil {
 		return err
 	}
+	w.remoteLives()
+	w.holdLives()
 	for ti, t := range p.Tasks {
 		for inst := 0; inst < t.Parallelism; inst++ {
 			if !pl.local(inst, t.Parallelism) {
@@ -194,10 +194,18 @@ func (w *wiring) connect() error {
 				// A pump for each process of the slot in turn (one that
 				// left ends with its final marker).
 				sender, receiver := w.rt.Retirement(w.runName(e.From), s), w.rt.Retirement(w.runName(e.To), r)
+				pump := func(done <-chan struct{}) error {
+					return exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)(done)
+				}
+				ended := func(err error) error { return endedSender(slot.From(pm), sender, receiver, w.j.joinedAt(), err) }
+				if w.lives[w.p.TaskOf[e.From]] || w.lives[w.p.TaskOf[e.To]] {
+					w.rt.AddListener(from, livingPump(pump, ended, sender, receiver), nil)
+					continue
+				}
 				w.rt.AddService(from, w.j.slots.serve(proc, func(done <-chan struct{}) error {
-					err := exchange.Pump(wire, w.net.Receiver(ch, proc), slot, from, ch, pm, recv)(done)
+					err := pump(done)
 					if errors.Is(err, exchange.ErrSilentClose) {
-						return endedSender(slot.From(pm), sender, receiver, w.j.joinedAt(), err)
+						return ended(err)
 					}
 					return err
 				}))
@@ -205,29 +213,6 @@ func (w *wiring) connect() error {
 		}
 	}
 	return nil
-}
-
-// endedSender ends a remote sender's slot of a receiver's inbox whose
-// process closed its end of the mesh in order before sending the
-// receiver anything (exchange.ErrSilentClose, err). That happens to a
-// receiver that joined after the sender ended (its final marker was
-// held for the join) when the sender's process ended altogether before
-// it could send it again: its runtime, which held it, is gone. The slot
-// gets what that runtime would have sent: a final marker as the end of
-// the receiver's join epoch (its own, or this process's, joined, if it
-// joined the running job; at least the sender's). In any other case err
-// stands: a sender that retires (its process left) is left out by the
-// receiver's inbox and its pump ends with its final marker, and a
-// receiver present from the start got the sender's final marker, so an
-// in-order close that meets either is no end of input (a process that
-// failed at its start, say).
-func endedSender(slot runtime.Outlet, sender, receiver *runtime.Retirement, joined uint64, err error) error {
-	at := max(receiver.Joins(), joined)
-	if sender.From() != migrate.Never || at == 0 || at == migrate.Never {
-		return err
-	}
-	at = max(at, sender.Joins())
-	return slot.Mark(progress.Marker{Epoch: progress.Epoch(at), Final: true, Watermark: math.MaxInt64})
 }
 
 // edgeWire returns the wire format of edge ei, made once.
@@ -379,7 +364,7 @@ func (w *wiring) start(ti int, t plan.Task, inst int) error {
 	terminal := !w.hasRemote[ti]
 	if n.Kind != plan.Source {
 		var made *madeTask
-		if m, ok := w.made[ti]; ok && inst == 0 {
+		if m, ok := w.made[ti]; ok && inst == m.inst {
 			made = &m
 		}
 		if w.lives[ti] {
@@ -432,8 +417,12 @@ type birth struct {
 // madeTask is an instance made before it is added to the runtime, with
 // its reporter id.
 type madeTask struct {
-	it runtime.InputTask
-	id coord.TaskID
+	it   runtime.InputTask
+	id   coord.TaskID
+	inst int
+	// handover says whether it was made with a key-group handover (it
+	// has keyed state), which counts it live (handovers.ended).
+	handover bool
 }
 
 // newTask makes instance inst of input task t: its operators, with the

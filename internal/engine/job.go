@@ -215,6 +215,7 @@ func (j *Job) Run(ctx context.Context) error {
 	j.checkStop()
 	start := time.Now()
 	err = rt.Run(ctx)
+	j.releaseLives(true) // the handovers' close, if it has not gone
 	j.reg.End()
 	j.mu.Lock()
 	j.elapsed = time.Since(start)

@@ -183,14 +183,16 @@ func (j *Job) canJoin(p int) error {
 	case len(j.rescale.unmovable) > 0:
 		return fmt.Errorf("weir: join: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
-	return j.notEnding()
+	return j.notEnding("join")
 }
 
-// notEnding refuses a join once a process of the job (not one that left)
-// has ended altogether: its input is read and its part done, so the job
-// is ending, and the joiner's instances would wait for markers that its
-// runtime, gone, no longer sends again. It holds j.rescale.mu.
-func (j *Job) notEnding() error {
+// notEnding refuses a join (what) once a process of the job (not one
+// that left) has ended altogether: its input is read and its part done,
+// so the job is ending, and the joiner's instances would wait for markers
+// that its runtime, gone, no longer sends again; and a rescale that
+// starts instances in other processes (lives.go), which may have ended
+// since. It holds j.rescale.mu.
+func (j *Job) notEnding(what string) error {
 	j.mu.Lock()
 	x := j.summaries
 	j.mu.Unlock()
@@ -199,11 +201,11 @@ func (j *Job) notEnding() error {
 	}
 	for _, q := range x.Board().Ended(j.Process()) {
 		if j.rescale.leave.from[q] == 0 {
-			return fmt.Errorf("weir: join: the job is ending: process %d has ended", q)
+			return fmt.Errorf("weir: %s: the job is ending: process %d has ended", what, q)
 		}
 	}
 	if j.inputEnded(x.Board()) {
-		return errors.New("weir: join: the job is ending: its sources have all read their input")
+		return fmt.Errorf("weir: %s: the job is ending: its sources have all read their input", what)
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func TestAddStartingUndoesLateJoins(t *testing.T) {
 	var froms, undone []uint64
 	start := func() func(uint64) {
 		from := froms[len(froms)-1]
-		undo := livesPlan{joins: []lifeChange{{x: x, epoch: from - 1}}}.start(nil)
+		undo := livesPlan{joins: []lifeChange{{x: x, epoch: from - 1, local: true}}}.start(nil, nil)
 		if len(froms) == 1 {
 			s.Enter(from) // the senders go on past from-1 meanwhile
 		}
@@ -120,5 +120,22 @@ func TestAddStartingUndoesLateJoins(t *testing.T) {
 	}
 	if x.Joins() != got-1 {
 		t.Errorf("the instance joins at %d; want %d", x.Joins(), got-1)
+	}
+}
+
+// A join of an instance in another process cannot be undone: the undo
+// retires it here and fails the run.
+func TestUndoRemoteJoinFails(t *testing.T) {
+	_, rt, _ := leadJob()
+	x := rt.Retirement("keyed", 1)
+	x.Absent()
+	var failed error
+	undo := livesPlan{joins: []lifeChange{{x: x, epoch: 9}}}.start(nil, func(err error) { failed = err })
+	if x.Joins() != 9 || failed != nil {
+		t.Fatalf("joins %d, failed %v; want 9 and none", x.Joins(), failed)
+	}
+	undo(12)
+	if x.From() != 14 || failed == nil || !strings.Contains(failed.Error(), "never heard of them") {
+		t.Errorf("retires from %d, failed %v; want 14 and the run failed", x.From(), failed)
 	}
 }

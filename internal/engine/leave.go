@@ -84,6 +84,9 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 	if err := j.canLeave(p); err != nil {
 		return Migration{}, err
 	}
+	if err := j.refuseEnding("leave"); err != nil {
+		return Migration{}, err
+	}
 	rt, err := j.reconfigurable()
 	if err != nil {
 		return Migration{}, err
@@ -101,13 +104,17 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 	var sp []sharePlan
 	var announce [][]byte
 	var at uint64
-	from, err := j.addInTime(rt, func(from uint64) ([]routing.Addition, error) {
+	var lp livesPlan
+	from, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		var kp []plannedSteps
 		var shareAnn [][]byte
 		var err error
 		if kp, mg, announce, err = j.planKeyed(j.keyedSchedules(), from, r, evict); err != nil {
 			return nil, err
 		}
+		// Instances that take the leaver's key groups start, if they
+		// do not run.
+		lp = j.planLives(rt, kp, from)
 		sp, _, shareAnn, err = j.planShares(from, func(name string, par int) []int {
 			return stayingReaders(j.splits.sources[name].sched.At(from-1), par, gone(par))
 		}, true)
@@ -136,13 +143,14 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 			return nil, fmt.Errorf("weir: leave: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
 		}
 		return append(keyedAdditions(kp), shareAdditions(sp)...), nil
-	})
+	}, j.livesStart(&lp))
 	if err != nil {
 		return Migration{}, err
 	}
 	for _, s := range sp {
 		mg.Sources = append(mg.Sources, s.src.name)
 	}
+	lp.retire()
 	j.retire(p, at)
 	if mg.Steps == 0 {
 		mg.First = from
@@ -253,8 +261,10 @@ func (j *Job) retire(p int, at uint64) {
 	}
 	for _, t := range l.tasks {
 		for inst := range t.par {
-			if l.pl.proc(inst, t.par) == p {
-				l.rt.Retirement(t.name, inst).Set(at)
+			// (An instance that retired before, by its key groups,
+			// stays retired then.)
+			if x := l.rt.Retirement(t.name, inst); l.pl.proc(inst, t.par) == p && (x.From() == migrate.Never || x.From() > at) {
+				x.Set(at)
 			}
 		}
 	}

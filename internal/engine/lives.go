@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
@@ -10,7 +11,8 @@ import (
 	"github.com/weirstream/weir/internal/runtime"
 )
 
-// In a job of one process with time-based epochs, the instances of a
+// In a job with time-based epochs whose processes stay (not elastic), of
+// one process or, without checkpoints, of several, the instances of a
 // keyed task take part only while they own key groups: an instance runs
 // from the epoch before it gains its first key group to the epoch after
 // it owns none (migrate.Lives), as a restartable instance of the runtime
@@ -18,19 +20,34 @@ import (
 // groups to and ends those it takes all of them from; each life is a new
 // task, made for its first epoch, which takes its key groups' state from
 // the handovers and reports to the checkpoints from its first one on.
-// Across processes an instance runs from start to end, as before.
+// Every process derives every instance's lives from the same tables (its
+// own, or those a peer announced, applyKeyed), and sets them on its
+// retirements: a local instance's, which its runtime starts and ends, and
+// a remote one's, which its outlets and inboxes follow. Elsewhere (an
+// elastic job, checkpoints across processes, count-based epochs, a task
+// of fewer instances than processes) an instance runs from start to end.
 
 // liveTask is one task whose instances live by their key groups.
 type liveTask struct {
 	name string // in the runtime
 	par  int
-	ids  []coord.TaskID // per instance, its reporter (with checkpoints)
+	// per instance: whether it runs in this process, and its reporter
+	// (with checkpoints)
+	local []bool
+	ids   []coord.TaskID
 }
 
 // livesState is what a rescale needs of the tasks that live by key
 // groups.
 type livesState struct {
 	tasks []liveTask
+	// hold, in a job of several processes, keeps the runtime from ending
+	// while a local instance may still be joined (releaseLives); ending
+	// says this process refuses rescales and leaves (the job's input has
+	// ended), and peersEnding which peers said so (or ended).
+	hold        func()
+	ending      bool
+	peersEnding map[int]bool
 }
 
 // livesBusy names an instance that retires, or will, whose life has not
@@ -40,6 +57,9 @@ type livesState struct {
 func (j *Job) livesBusy(rt *runtime.Runtime) string {
 	for _, lt := range j.rescale.lives.tasks {
 		for inst := range lt.ids {
+			if !lt.local[inst] {
+				continue // its own process knows when its life ends
+			}
 			x := rt.Retirement(lt.name, inst)
 			if x.From() != migrate.Never && x.Joins() != migrate.Never && !x.Ended() {
 				return fmt.Sprintf("%s#%d", lt.name, inst)
@@ -50,20 +70,24 @@ func (j *Job) livesBusy(rt *runtime.Runtime) string {
 }
 
 // mayLive returns the tasks whose instances may live by their key groups:
-// in a job of one process, with time-based epochs, whose routing can
-// change, the tasks of more than one instance whose every input is keyed
+// in a job whose processes stay, with time-based epochs, without
+// checkpoints if it has several processes (a process that runs no
+// instance would complete no checkpoint part), whose routing
+// can change, the tasks of at least two instances and one in each
+// process (each process makes one to learn whether their state moves,
+// chooseLives) whose every input is keyed
 // or comes one to one from another such task (the union after keyed
 // operators: its instance i ends with theirs), and which send one to one
 // only to such tasks. Whether their state moves by key group is known
 // once their first instance is made (movable).
 func (w *wiring) mayLive() map[int]bool {
 	j := w.j
-	if w.pl.procs != 1 || w.net != nil || j.Cfg.EpochRecords > 0 || j.canRescale() != nil {
+	if j.slots != nil || w.pl.procs > 1 && j.coord != nil || j.Cfg.EpochRecords > 0 || j.canRescale() != nil {
 		return nil
 	}
 	live := map[int]bool{}
 	for ti, t := range w.p.Tasks {
-		if t.Parallelism > 1 && j.Nodes[t.Head].Kind != plan.Source {
+		if t.Parallelism > 1 && t.Parallelism >= w.pl.procs && j.Nodes[t.Head].Kind != plan.Source {
 			live[ti] = true
 		}
 	}
@@ -110,20 +134,28 @@ func movable(snaps []dataflow.SnapEntry) bool {
 	return true
 }
 
-// chooseLives makes the first instance of each task that may live (in
-// w.made) and keeps, in w.lives, those whose state moves by key group.
+// chooseLives makes the first local instance of each task that may live
+// (in w.made) and keeps, in w.lives, those whose state moves by key
+// group: every process decides alike, from the same operators.
 func (w *wiring) chooseLives(live map[int]bool) error {
 	w.made = map[int]madeTask{}
-	for ti := range w.p.Tasks {
+	for ti, t := range w.p.Tasks {
 		if !live[ti] {
 			continue
 		}
+		inst := 0
+		for !w.pl.local(inst, t.Parallelism) {
+			inst++
+		}
 		id := w.reporterID()
-		it, snaps, err := w.newTask(w.p.Tasks[ti], 0, birth{restore: true, id: id})
+		it, snaps, err := w.newTask(t, inst, birth{restore: true, id: id})
 		if err != nil {
 			return err
 		}
-		w.made[ti] = madeTask{it: it, id: id}
+		w.made[ti] = madeTask{it: it, id: id, inst: inst, handover: slices.ContainsFunc(snaps, func(s dataflow.SnapEntry) bool {
+			_, ok := s.S.(dataflow.KeyedMover)
+			return ok
+		})}
 		if !movable(snaps) {
 			delete(live, ti)
 		}
@@ -159,6 +191,10 @@ func (w *wiring) startLives(ti int, t plan.Task, inst int, mt *madeTask) error {
 	}
 	present := l.Join != migrate.Never && l.Join <= first
 	if !present {
+		if made != nil && mt.handover {
+			// Its handover, made with it, counted it as live.
+			j.handovers.live.Add(-1)
+		}
 		made = nil
 		x.Absent()
 		from := uint64(notYet)
@@ -190,23 +226,54 @@ func (w *wiring) startLives(ti int, t plan.Task, inst int, mt *madeTask) error {
 		it, _, err := w.newTask(t, inst, birth{first: at, id: id})
 		return it, err
 	}
-	j.noteLives(name, t.Parallelism, id)
+	j.noteLives(name, t.Parallelism, inst, id, true)
 	w.rt.AddRestartable(name, inst, w.inboxes[t.Head][inst], build, !w.hasRemote[ti])
 	return nil
 }
 
-// noteLives records the next instance (they are started in order) of the
-// task name of par instances, which lives by its key groups, with its
-// reporter id.
-func (j *Job) noteLives(name string, par int, id coord.TaskID) {
+// remoteLives sets the retirements of the instances of the tasks that
+// live by their key groups that run in other processes, as startLives
+// does for the local ones: their outlets and inboxes here follow them.
+func (w *wiring) remoteLives() {
+	j, first := w.j, w.j.firstEpoch()
+	for ti, t := range w.p.Tasks {
+		if !w.lives[ti] {
+			continue
+		}
+		name := w.runName(t.Head)
+		lives := migrate.Lives(j.Schedule(t.Parallelism).Tables(first), first)
+		for inst, l := range lives {
+			if w.pl.local(inst, t.Parallelism) {
+				continue
+			}
+			x := w.rt.Retirement(name, inst)
+			if l.Join == migrate.Never || l.Join > first {
+				x.Absent()
+				if l.Join != migrate.Never {
+					x.Join(l.Join)
+				}
+			}
+			if l.Retire != migrate.Never {
+				x.Set(l.Retire)
+			}
+			j.noteLives(name, t.Parallelism, inst, 0, false)
+		}
+	}
+}
+
+// noteLives records instance inst of the task name of par instances,
+// which lives by its key groups: whether it runs here, with its reporter
+// id.
+func (j *Job) noteLives(name string, par, inst int, id coord.TaskID, local bool) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
 	l := &j.rescale.lives
-	if len(l.tasks) == 0 || l.tasks[len(l.tasks)-1].name != name {
-		l.tasks = append(l.tasks, liveTask{name: name, par: par})
+	k := slices.IndexFunc(l.tasks, func(lt liveTask) bool { return lt.name == name })
+	if k < 0 {
+		k = len(l.tasks)
+		l.tasks = append(l.tasks, liveTask{name: name, par: par, local: make([]bool, par), ids: make([]coord.TaskID, par)})
 	}
-	lt := &l.tasks[len(l.tasks)-1]
-	lt.ids = append(lt.ids, id)
+	l.tasks[k].local[inst], l.tasks[k].ids[inst] = local, id
 }
 
 // lastBefore is the last checkpoint (a multiple of every) before epoch
@@ -225,4 +292,126 @@ func firstReport(c *coordinator, e uint64) uint64 {
 		return 0
 	}
 	return (e + c.every - 1) / c.every * c.every
+}
+
+// holdLives keeps the runtime of a process of a job of several from
+// ending while its instances that live by their key groups all wait: a
+// peer may still announce a rescale that joins them.
+func (w *wiring) holdLives() {
+	if len(w.lives) == 0 || w.pl.procs < 2 {
+		return
+	}
+	w.j.rescale.mu.Lock()
+	defer w.j.rescale.mu.Unlock()
+	w.j.rescale.lives.hold = w.rt.Hold()
+	// Nor do its handovers close (handovers.ended) while its instances
+	// all wait: they may take key groups again.
+	w.j.handovers.live.Add(1)
+	w.j.handovers.held.Store(1)
+}
+
+// releaseLives lets the runtime (and the handovers) end once no local
+// instance that lives by its key groups will take part again: this
+// process leaves (its instances retire), or it and every peer that stays
+// have said the job is ending (markEnding: each refuses rescales and
+// leaves from then on, and announced every one it accepted before), and
+// every local instance's last life has ended; or, at ended, the runtime
+// has ended (every local instance's life ended with the input, none
+// waiting to take part again).
+func (j *Job) releaseLives(ended bool) {
+	j.mu.Lock()
+	rt, h := j.rt, j.handovers
+	j.mu.Unlock()
+	j.rescale.mu.Lock()
+	l := &j.rescale.lives
+	release := l.hold
+	ok := release != nil && rt != nil && (ended || j.rescale.leave.from[j.Process()] > 0 || l.ending && j.peersEnded() && !j.livesPending(rt))
+	if ok {
+		l.hold = nil
+	}
+	j.rescale.mu.Unlock()
+	if !ok {
+		return
+	}
+	// The handovers first: a close to the peers goes only while the
+	// runtime runs, and the release may end it.
+	h.held.Store(0)
+	if err := h.ended(); err != nil {
+		j.failRun(err)
+	}
+	release()
+}
+
+// peersEnded says whether every peer that stays has said the job is
+// ending, or ended. It holds j.rescale.mu.
+func (j *Job) peersEnded() bool {
+	for q := range j.Processes() {
+		if q != j.Process() && j.rescale.leave.from[q] == 0 && !j.rescale.lives.peersEnding[q] {
+			return false
+		}
+	}
+	return true
+}
+
+// markEnding says whether this process takes the job as ending, in a job
+// of several processes whose instances live by their key groups: once
+// notEnding refuses, it refuses every later rescale and leave
+// (refuseEnding). Its summaries say so (summary.Message.Ending), with
+// the announcements read after it.
+func (j *Job) markEnding() bool {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	l := &j.rescale.lives
+	if len(l.tasks) > 0 && j.Processes() > 1 && !l.ending && j.notEnding("") != nil {
+		l.ending = true
+	}
+	return l.ending
+}
+
+// refuseEnding refuses a rescale or a leave (what) of a job of several
+// processes whose instances live by their key groups once the job is
+// ending: a process whose instances all wait may have ended since
+// (releaseLives). It holds j.rescale.mu.
+func (j *Job) refuseEnding(what string) error {
+	l := &j.rescale.lives
+	if len(l.tasks) == 0 || j.Processes() < 2 {
+		return nil
+	}
+	err := j.notEnding(what)
+	if err == nil && l.ending {
+		err = fmt.Errorf("weir: %s: the job is ending: its sources have all read their input", what)
+	}
+	if err != nil {
+		l.ending = true
+	}
+	return err
+}
+
+// peerEnding notes a peer's summary that says the job is ending, or
+// that it ended, once its announcements were put in force (heard).
+func (j *Job) peerEnding(from int, ending bool) {
+	if !ending {
+		return
+	}
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	l := &j.rescale.lives
+	if l.peersEnding == nil {
+		l.peersEnding = map[int]bool{}
+	}
+	l.peersEnding[from] = true
+}
+
+// livesPending says whether a local instance that lives by its key
+// groups has joined and its life has not ended. It holds j.rescale.mu.
+func (j *Job) livesPending(rt *runtime.Runtime) bool {
+	for _, lt := range j.rescale.lives.tasks {
+		for inst, local := range lt.local {
+			x := rt.Retirement(lt.name, inst)
+			if local && x.Joins() != migrate.Never && !x.Ended() {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,17 +1,23 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 )
 
-// lifeChange is one instance's join or retirement that a rescale sets.
+// lifeChange is one instance's join or retirement that a rescale sets;
+// local says whether the instance runs in this process (its reporter id
+// is then id).
 type lifeChange struct {
 	x     *runtime.Retirement
 	epoch uint64
 	id    coord.TaskID
+	local bool
 }
 
 // livesPlan is what a rescale changes of the instances that live by
@@ -40,25 +46,30 @@ func (j *Job) planLives(rt *runtime.Runtime, kp []plannedSteps, from uint64) liv
 				}
 			}
 		}
-		for inst, l := range migrate.Lives(tables, from-1) {
-			x := rt.Retirement(lt.name, inst)
-			var id coord.TaskID
-			if inst < len(lt.ids) {
-				id = lt.ids[inst]
-			}
-			running := x.Joins() != migrate.Never && x.From() == migrate.Never
-			switch {
-			case l.Join != migrate.Never && !running:
-				lp.joins = append(lp.joins, lifeChange{x, l.Join, id})
-			case l.Join == migrate.Never && running:
-				l.Retire = from
-			}
-			if l.Retire != migrate.Never && (running || l.Join != migrate.Never) {
-				lp.retires = append(lp.retires, lifeChange{x, l.Retire, id})
-			}
-		}
+		lp.plan(rt, lt, tables, from)
 	}
 	return lp
+}
+
+// plan adds the joins and retirements of the instances of lt that the
+// tables, from the one in force before epoch from, give.
+func (lp *livesPlan) plan(rt *runtime.Runtime, lt liveTask, tables []*partition.Table, from uint64) {
+	for inst, l := range migrate.Lives(tables, from-1) {
+		x := rt.Retirement(lt.name, inst)
+		ch := lifeChange{x: x, id: lt.ids[inst], local: lt.local[inst]}
+		running := x.Joins() != migrate.Never && x.From() == migrate.Never
+		switch {
+		case l.Join != migrate.Never && !running:
+			ch.epoch = l.Join
+			lp.joins = append(lp.joins, ch)
+		case l.Join == migrate.Never && running:
+			l.Retire = from
+		}
+		if l.Retire != migrate.Never && (running || l.Join != migrate.Never) {
+			ch.epoch = l.Retire
+			lp.retires = append(lp.retires, ch)
+		}
+	}
 }
 
 // start sets the joins, and sends the checkpoints the first each joining
@@ -66,17 +77,24 @@ func (j *Job) planLives(rt *runtime.Runtime, kp []plannedSteps, from uint64) liv
 // not be added in time, once the process has entered epoch now: each
 // instance then retires, owning nothing, from the epoch after its first
 // or after now+1, whichever is later (no sender can have ended now+1
-// yet), and a rescale waits for its end (livesBusy).
-func (lp livesPlan) start(c *coordinator) func(now uint64) {
+// yet), and a rescale waits for its end (livesBusy). A join of an
+// instance in another process cannot be undone (its process never hears
+// of it): the undo then fails the run by fail.
+func (lp livesPlan) start(c *coordinator, fail func(error)) func(now uint64) {
+	remote := false
 	for _, ch := range lp.joins {
 		ch.x.Join(ch.epoch)
-		if c != nil {
+		if c != nil && ch.local {
 			c.joinFrom(ch.id, firstReport(c, ch.epoch))
 		}
+		remote = remote || !ch.local
 	}
 	return func(now uint64) {
 		for _, ch := range lp.joins {
 			ch.x.Set(max(ch.epoch+1, now+2))
+		}
+		if remote {
+			fail(fmt.Errorf("weir: rescale: this process entered epoch %d, too late for the instances it started in other processes, which never heard of them; the process is too busy for its epoch interval", now))
 		}
 	}
 }
@@ -94,5 +112,71 @@ func (j *Job) livesStart(lp *livesPlan) func() func(uint64) {
 	if len(j.rescale.lives.tasks) == 0 {
 		return nil
 	}
-	return func() func(uint64) { return lp.start(j.coord) }
+	return func() func(uint64) { return lp.start(j.coord, j.failRun) }
+}
+
+// applyKeyed puts in force the steps of one keyed group that a peer
+// announced, with the lives they give the instances that live by their
+// key groups, here as in the process that planned them: the joins before
+// the tables (an instance must know its join epoch before its senders
+// end the epoch before it), the retirements once they are in force.
+func (j *Job) applyKeyed(rcs []migrate.Reconfig) error {
+	par, s, err := j.keyedGroup(rcs[0].Operator)
+	if err != nil {
+		return err
+	}
+	var tables []*partition.Table
+	for _, rc := range rcs {
+		if rc.Operator != rcs[0].Operator {
+			return fmt.Errorf("routing groups %q and %q in one announcement", rcs[0].Operator, rc.Operator)
+		}
+		if t := s.At(rc.Table.From); !j.beforeBoot(rc.Table) && !(t.From == rc.Table.From && t.Equal(rc.Table)) {
+			tables = append(tables, rc.Table)
+		}
+	}
+	if len(tables) == 0 {
+		return nil // in force already
+	}
+	j.mu.Lock()
+	rt := j.rt
+	j.mu.Unlock()
+	from := tables[0].From
+	var lp livesPlan
+	j.rescale.mu.Lock()
+	for _, lt := range j.rescale.lives.tasks {
+		if lt.par == par && rt != nil {
+			lp.plan(rt, lt, append([]*partition.Table{s.At(from - 1)}, tables...), from)
+		}
+	}
+	j.rescale.mu.Unlock()
+	if len(lp.joins) > 0 {
+		if now := j.enteredNow(rt, 0); from-1 <= now {
+			return fmt.Errorf("%w: instances join at epoch %d, and epoch %d was entered", routing.ErrTooLate, from-1, now)
+		}
+		if err := lp.lagging(); err != nil {
+			return err
+		}
+		lp.start(j.coord, nil) // (never undone)
+	}
+	for _, t := range tables {
+		if err := tooLate(s.Add(t)); err != nil {
+			return err
+		}
+	}
+	lp.retire()
+	return nil
+}
+
+// lagging refuses the joins of local instances whose last life has not
+// ended, at a retirement before the join: the process lags so far behind
+// the one that planned them (which waits for its own, livesBusy) that
+// the instance would miss the epochs between.
+func (lp livesPlan) lagging() error {
+	for _, ch := range lp.joins {
+		x := ch.x
+		if ch.local && x.Joins() != migrate.Never && !x.Ended() && x.From() < ch.epoch {
+			return fmt.Errorf("an instance retiring at epoch %d, whose life has not ended yet, joins again at epoch %d: this process lags too far behind its peers", x.From(), ch.epoch)
+		}
+	}
+	return nil
 }

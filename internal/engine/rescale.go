@@ -115,6 +115,9 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if err != nil {
 		return Migration{}, err
 	}
+	if err := j.refuseEnding("rescale"); err != nil {
+		return Migration{}, err
+	}
 	if len(j.rescale.unmovable) > 0 {
 		return Migration{}, fmt.Errorf("weir: rescale: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
@@ -367,6 +370,10 @@ func (j *Job) heard(from int, recs [][]byte) {
 	}
 	for _, b := range recs {
 		rcs, err := migrate.DecodeSteps(b)
+		if err == nil && len(rcs) > 0 && strings.HasPrefix(rcs[0].Operator, "keyed/") {
+			err = j.applyKeyed(rcs)
+			rcs = nil
+		}
 		for _, rc := range rcs {
 			if err == nil {
 				err = j.applyReconfig(rc)
@@ -395,26 +402,36 @@ func (j *Job) applyReconfig(rc migrate.Reconfig) error {
 	if name, ok := strings.CutPrefix(rc.Operator, "source/"); ok {
 		return j.applyShares(name, rc.Table)
 	}
-	par, ok := strings.CutPrefix(rc.Operator, "keyed/")
-	p, err := strconv.Atoi(par)
-	if !ok || err != nil || p < 1 {
-		return fmt.Errorf("an unknown routing group %q", rc.Operator)
+	_, s, err := j.keyedGroup(rc.Operator)
+	if err != nil || j.beforeBoot(rc.Table) {
+		return err
 	}
-	j.rescale.mu.Lock()
-	known := j.rescale.pars[p]
-	j.rescale.mu.Unlock()
-	s := j.Schedule(p)
-	if !known {
-		return fmt.Errorf("no keyed operators of %d instances", p)
-	}
-	if j.beforeBoot(rc.Table) {
-		return nil
-	}
-	err = s.Add(rc.Table)
+	return tooLate(s.Add(rc.Table))
+}
+
+// tooLate says of ErrTooLate that the announcement came too late.
+func tooLate(err error) error {
 	if errors.Is(err, routing.ErrTooLate) {
 		return fmt.Errorf("%w (the announcement came too late: a longer epoch interval or a quieter network gives it more time)", err)
 	}
 	return err
+}
+
+// keyedGroup returns the instance count and schedule of the keyed
+// operators a reconfiguration names ("keyed/N").
+func (j *Job) keyedGroup(name string) (int, *routing.Schedule, error) {
+	par, ok := strings.CutPrefix(name, "keyed/")
+	p, err := strconv.Atoi(par)
+	if !ok || err != nil || p < 1 {
+		return 0, nil, fmt.Errorf("an unknown routing group %q", name)
+	}
+	j.rescale.mu.Lock()
+	known := j.rescale.pars[p]
+	j.rescale.mu.Unlock()
+	if !known {
+		return 0, nil, fmt.Errorf("no keyed operators of %d instances", p)
+	}
+	return p, j.Schedule(p), nil
 }
 
 // beforeBoot says whether t, a table a peer announced, took force before

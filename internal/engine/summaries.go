@@ -21,7 +21,8 @@ const finishTimeout = 10 * time.Second
 func (j *Job) startSummaries(nw transport.Network) {
 	every := min(max(j.Cfg.Interval/2, 50*time.Millisecond), 500*time.Millisecond)
 	x := summary.StartAbsent(nw, summaryChannel, every, j.slots.absent(), func() summary.Message {
-		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures(), Reconfigs: j.announced()}
+		ending := j.markEnding() // before the announcements: it covers them
+		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures(), Reconfigs: j.announced(), Ending: ending}
 		if j.coord != nil {
 			_, m.Complete = j.coord.progress()
 			m.Written = j.coord.newestWritten()
@@ -31,9 +32,12 @@ func (j *Job) startSummaries(nw transport.Network) {
 			}
 		}
 		j.stopMessage(&m)
+		j.releaseLives(false)
 		return m
 	}, func(m summary.Message) {
 		j.heard(m.Process, m.Reconfigs)
+		j.peerEnding(m.Process, m.Ending || m.Final)
+		j.releaseLives(false)
 		if j.coord != nil {
 			// The stride first: the send waits while the checkpoint
 			// service's inbox is full (a long write), and a process

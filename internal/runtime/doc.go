@@ -16,7 +16,7 @@
 // such as the pumps that feed inboxes from other processes. Run waits for
 // them; listeners (AddListener), which may block on a peer with nothing
 // more to say, are not waited for once every task has ended, unless
-// their keep says to.
+// they have a keep and one says to.
 //
 // A task instance can retire while the job goes on (Retirement: its
 // process leaves the job): its last aligned marker goes on as a final
@@ -38,7 +38,9 @@
 // An input task instance may be restartable (AddRestartable): it runs
 // from each join epoch to its retirement with a new task that a builder
 // makes for its first epoch, and its goroutine waits in between, holding
-// no task; the runtime ends once no instance takes part (lives.go).
+// no task; the runtime ends once no instance takes part (lives.go), or,
+// while something holds it (Hold: a peer may still announce a join), once
+// it is released.
 //
 // Every task instance has a Meter: its metrics.Instance counters (records,
 // bytes, busy, idle and backpressured time, read once per batch, marker or

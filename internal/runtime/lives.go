@@ -46,11 +46,12 @@ func (l *lives) wakeAll() {
 // it starts once it has joined (at once if it is not Absent), with the
 // task build makes for its first epoch; it ends at its retirement, as any
 // instance does; and it starts afresh, with a new task from build, each
-// time it joins again at a later epoch (Retirement.Join). Its senders and
-// receivers must run in this process; a receiver registers it with
-// SenderFrom, so that it takes it back when it joins again, and a final
-// marker sent or dropped towards it is held and sent again at each of its
-// later joins (finals.go).
+// time it joins again at a later epoch (Retirement.Join). A receiver
+// registers it with SenderFrom, so that it takes it back when it joins
+// again, and a final marker sent or dropped towards it is held and sent
+// again at each of its later joins (finals.go). Senders and receivers in
+// other processes follow its retirement there (set alike), over pumps
+// that serve it again.
 func (r *Runtime) AddRestartable(name string, instance int, in *Inbox, build func(first uint64) (InputTask, error), terminal bool) {
 	r.AddTask(name, instance, in, nil, terminal)
 	t := r.tasks[len(r.tasks)-1]
@@ -136,5 +137,27 @@ func (r *Runtime) resume() bool {
 		return false
 	default:
 		return true
+	}
+}
+
+// Hold keeps the runtime from ending once no instance takes part, until
+// the function it returns is called (once; later calls do nothing): a
+// restartable instance that waits may still be joined (by a rescale a
+// peer announces) while the job goes on elsewhere.
+func (r *Runtime) Hold() (release func()) {
+	r.holdMu.Lock()
+	r.holds++
+	r.holdMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.holdMu.Lock()
+			defer r.holdMu.Unlock()
+			if !r.counted {
+				r.holds--
+				return
+			}
+			r.pause()
+		})
 	}
 }

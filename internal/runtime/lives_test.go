@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -192,4 +193,41 @@ func TestRestartableInstances(t *testing.T) {
 	if got := first.sum + again.sum; got != in1 {
 		t.Errorf("instance 1 passed on %d; the sources sent it %d", got, in1)
 	}
+}
+
+// absentOnly is a runtime whose one instance is restartable and absent.
+func absentOnly() *Runtime {
+	rt := New(Config{Records: 10})
+	in := rt.NewInbox("pass", 0, 4)
+	rt.AddRestartable("pass", 0, in, func(uint64) (InputTask, error) { return nil, errors.New("it never joins") }, false)
+	rt.Retirement("pass", 0).Absent()
+	return rt
+}
+
+// A hold keeps a runtime whose instances all wait from ending until it is
+// released (once, however often called); one released before the run
+// holds nothing.
+func TestHold(t *testing.T) {
+	rt := absentOnly()
+	release := rt.Hold()
+	ran := make(chan error, 1)
+	go func() { ran <- rt.Run(context.Background()) }()
+	select {
+	case err := <-ran:
+		t.Fatalf("Run = %v while held", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	release()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return once released")
+	}
+	early := absentOnly()
+	early.Hold()()
+	runWithin(t, early, "a hold released before the run held it")
 }

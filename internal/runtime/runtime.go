@@ -133,6 +133,11 @@ type Runtime struct {
 	// run: not ended, not waiting to take part again (lives.go).
 	active atomic.Int64
 	lives  lives
+	// holds counts Hold's holds on the runtime's end, in active once
+	// counted (Run started).
+	holdMu  sync.Mutex
+	holds   int64
+	counted bool
 }
 
 type sourceSpec struct {
@@ -230,10 +235,10 @@ func (r *Runtime) AddService(name string, run func(done <-chan struct{}) error) 
 }
 
 // AddListener registers a service, as AddService, that Run does not wait
-// for once every task has ended (or the runtime stopped) unless keep
-// then says to: one that may block on a peer with nothing more to say to
-// this process, whose tasks no longer need it. Its error after that is
-// none.
+// for once every task has ended (or the runtime stopped), unless it has
+// a keep and a listener's keep then says to: one that may block on a peer
+// with nothing more to say to this process, whose tasks no longer need
+// it. Its error after that is none.
 func (r *Runtime) AddListener(name string, run func(done <-chan struct{}) error, keep func() bool) {
 	r.services = append(r.services, serviceSpec{name: name, run: run, keep: keep, unwaited: true})
 }
@@ -272,7 +277,10 @@ func (r *Runtime) Run(ctx context.Context) error {
 	r.started.Store(true)
 	r.tracker.onEpoch = r.cfg.OnEpoch
 	var tasks, services sync.WaitGroup
-	r.active.Store(int64(len(r.tasks) + len(r.sources)))
+	r.holdMu.Lock()
+	r.active.Store(int64(len(r.tasks)+len(r.sources)) + r.holds)
+	r.counted = true
+	r.holdMu.Unlock()
 	run := func(wg *sync.WaitGroup, name string, instance int, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -305,14 +313,18 @@ func (r *Runtime) Run(ctx context.Context) error {
 	for _, s := range r.sources {
 		run(&tasks, s.name, s.instance, func() error { return r.runSource(s) })
 	}
-	var listeners sync.WaitGroup // waited for only if kept (AddListener)
+	// Listeners with a keep are waited for only if one of them says to;
+	// the others are not waited for (AddListener).
+	var listeners, unwaited sync.WaitGroup
 	var kept []func() bool
 	for i, s := range r.services {
 		if s.unwaited {
-			run(&listeners, s.name, i, func() error { return r.listen(s.run) })
+			wg := &unwaited
 			if s.keep != nil {
+				wg = &listeners
 				kept = append(kept, s.keep)
 			}
+			run(wg, s.name, i, func() error { return r.listen(s.run) })
 			continue
 		}
 		run(&services, s.name, i, func() error { return s.run(r.done) })

@@ -263,6 +263,7 @@ func TestListenerNotWaitedFor(t *testing.T) {
 	task := &sumTask{}
 	rt := build(t, Config{Records: 10}, 2, 50, task, nil)
 	never, returned := make(chan struct{}), make(chan struct{})
+	pumped := make(chan struct{}) // never closed
 	rt.AddListener("listen", func(<-chan struct{}) error {
 		<-never
 		close(returned)
@@ -281,6 +282,11 @@ func TestListenerNotWaitedFor(t *testing.T) {
 		<-release
 		return nil
 	}, func() bool { return true })
+	// One without a keep is not waited for, whatever the others' say.
+	kept.AddListener("pump", func(<-chan struct{}) error {
+		<-pumped
+		return nil
+	}, nil)
 	ran := make(chan error, 1)
 	go func() { ran <- kept.Run(context.Background()) }()
 	select {
@@ -289,8 +295,13 @@ func TestListenerNotWaitedFor(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 	close(release)
-	if err := <-ran; err != nil {
-		t.Fatal(err)
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run waited for a listener without a keep")
 	}
 
 	// The task waits for the listener to fail, then still has millions

@@ -29,6 +29,10 @@ type Message struct {
 	// Stopped, on a final message, says the process's part ended by a
 	// stop, not at the end of its input.
 	Stopped bool
+	// Ending says the process takes the job's input as ended and refuses
+	// rescales and leaves from now on: every one it accepted before is in
+	// the Reconfigs of this message or of earlier ones.
+	Ending bool
 	// Figures are the process's figures (internal/metrics' encoding),
 	// opaque here.
 	Figures []byte
@@ -51,7 +55,7 @@ type Count struct {
 
 const (
 	magic      = 0x5753 // "WS"
-	version    = 4
+	version    = 5
 	maxCounts  = 256
 	maxNameLen = 256
 	maxFigures = 16 << 20
@@ -74,6 +78,9 @@ func Encode(b []byte, m Message) []byte {
 	}
 	if m.Stopped {
 		flags |= 4
+	}
+	if m.Ending {
+		flags |= 8
 	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(m.Process))
@@ -110,10 +117,10 @@ func Decode(b []byte) (Message, error) {
 	if b[2] != version {
 		return m, fmt.Errorf("summary: version %d, want %d", b[2], version)
 	}
-	if b[3]&^7 != 0 {
+	if b[3]&^15 != 0 {
 		return m, fmt.Errorf("summary: unknown flags %#x", b[3])
 	}
-	m.Final, m.Stop, m.Stopped = b[3]&1 != 0, b[3]&2 != 0, b[3]&4 != 0
+	m.Final, m.Stop, m.Stopped, m.Ending = b[3]&1 != 0, b[3]&2 != 0, b[3]&4 != 0, b[3]&8 != 0
 	b = b[4:]
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)

@@ -12,7 +12,7 @@ import (
 func TestEncodeDecode(t *testing.T) {
 	ms := []Message{
 		{},
-		{Process: 3, Seq: 9, Final: true, Stop: true, Stopped: true, StopAt: 50, PaceFrom: 120, PaceStride: 4, Complete: 42, Written: 45, Counts: Counts(map[string]int64{"records": 1 << 40, "late": -1, "dead_letters": 7}),
+		{Process: 3, Seq: 9, Final: true, Stop: true, Stopped: true, Ending: true, StopAt: 50, PaceFrom: 120, PaceStride: 4, Complete: 42, Written: 45, Counts: Counts(map[string]int64{"records": 1 << 40, "late": -1, "dead_letters": 7}),
 			Figures: []byte("WM\x01\x00figures"), Reconfigs: [][]byte{[]byte("WRRC\x01one"), []byte("two")}},
 	}
 	for _, m := range ms {
