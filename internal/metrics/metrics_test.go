@@ -204,3 +204,20 @@ func TestInstanceLives(t *testing.T) {
 		t.Fatalf("after its second run: running %v, lifetime %v; want false, 150ns", st.Running, st.Lifetime)
 	}
 }
+
+// A process's epoch, without a terminal instance that ended one, is the
+// one its running instances reached: an instance that waits to take part
+// (an absent keyed instance, at epoch 0) does not hold it back; once none
+// runs, every instance counts.
+func TestCompletedOf(t *testing.T) {
+	ins := []InstanceStats{{Epoch: 0, Watermark: 0}, {Epoch: 40, Watermark: 900, Running: true}, {Epoch: 42, Watermark: 950, Running: true}}
+	if e, wm := completedOf(ins); e != 40 || wm != 900 {
+		t.Errorf("epoch %d, watermark %d; want 40 and 900", e, wm)
+	}
+	for i := range ins {
+		ins[i].Running = false
+	}
+	if e, wm := completedOf(ins); e != 0 || wm != 0 {
+		t.Errorf("none running: epoch %d, watermark %d; want 0 and 0", e, wm)
+	}
+}

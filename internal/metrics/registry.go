@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -198,11 +199,12 @@ func (r *Registry) Snapshot(now time.Time) ProcessStats {
 		ps.Records = r.Records()
 	}
 	if !r.epochs.Load() && len(insts) > 0 {
-		// No terminal instance here: the epoch every instance completed.
-		ps.Epoch, ps.Watermark = ps.Instances[0].Epoch, ps.Instances[0].Watermark
-		for _, in := range ps.Instances {
-			ps.Epoch, ps.Watermark = min(ps.Epoch, in.Epoch), min(ps.Watermark, in.Watermark)
-		}
+		// No terminal instance here has ended an epoch (there is none,
+		// or every one waits to take part): the epoch every running
+		// instance completed, as Completed counts it (one that waits
+		// or ended has nothing left to complete), or, once none runs,
+		// every instance's.
+		ps.Epoch, ps.Watermark = completedOf(ps.Instances)
 		ps.WatermarkLag = Lag(ps.Time, ps.Watermark)
 	}
 	sort.SliceStable(ps.Instances, func(a, b int) bool {
@@ -231,4 +233,17 @@ func latencyStats(h *hdr.Histogram, sum time.Duration) LatencyStats {
 	us := func(q float64) time.Duration { return time.Duration(h.ValueAtQuantile(q)) * time.Microsecond }
 	return LatencyStats{Count: h.TotalCount(), P50: us(50), P90: us(90), P99: us(99), P999: us(99.9),
 		Max: time.Duration(h.Max()) * time.Microsecond, Sum: sum}
+}
+
+// completedOf is the epoch and watermark every running instance of ins
+// has reached, or, if none runs, every instance.
+func completedOf(ins []InstanceStats) (uint64, int64) {
+	running := slices.ContainsFunc(ins, func(in InstanceStats) bool { return in.Running })
+	e, wm := uint64(math.MaxUint64), int64(math.MaxInt64)
+	for _, in := range ins {
+		if in.Running || !running {
+			e, wm = min(e, in.Epoch), min(wm, in.Watermark)
+		}
+	}
+	return e, wm
 }
