@@ -86,12 +86,7 @@ func TestInstancesStartAndEndProcesses(t *testing.T) {
 // and its instances could not start.
 func TestInstancesStartInIdleProcess(t *testing.T) {
 	in := coldInput(500, 16000)
-	want := map[string]int{}
-	n := map[string]int{}
-	for _, r := range in {
-		n[r.Key]++
-		want[fmt.Sprintf("%s=%d", r.Key, n[r.Key])]++
-	}
+	want := coldWant(in)
 	outs := make([]*weir.Collect[string], 2)
 	jobs := twoProcesses(t, []weir.JobOption{weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(2)},
 		func(i int, j *weir.Job) { outs[i] = coldJob(j, in) },

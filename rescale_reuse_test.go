@@ -173,12 +173,7 @@ func coldJob(j *weir.Job, in []rec) *weir.Collect[string] {
 // everything goes whole, and so in one process with reuse.
 func TestRescaleReuseColdState(t *testing.T) {
 	in := coldInput(5000, 12000)
-	want := map[string]int{}
-	n := map[string]int{}
-	for _, r := range in {
-		n[r.Key]++
-		want[fmt.Sprintf("%s=%d", r.Key, n[r.Key])]++
-	}
+	want := coldWant(in)
 	for _, c := range []struct {
 		procs int
 		reuse bool
@@ -234,4 +229,16 @@ func bagOf(m map[string]int) []string {
 		}
 	}
 	return out
+}
+
+// coldWant is coldJob's plain computation over in: each key's running
+// count, once per record.
+func coldWant(in []rec) map[string]int {
+	want := map[string]int{}
+	n := map[string]int{}
+	for _, r := range in {
+		n[r.Key]++
+		want[fmt.Sprintf("%s=%d", r.Key, n[r.Key])]++
+	}
+	return want
 }
