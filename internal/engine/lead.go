@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/routing"
@@ -33,9 +32,8 @@ func (j *Job) addInTime(rt *runtime.Runtime, plan func(from uint64) ([]routing.A
 // given the epoch the process has entered.
 func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), start func() func(now uint64)) (uint64, error) {
 	lead, extra := j.lead(), uint64(0)
-	undone := false
 	for try := 1; ; try++ {
-		base, err := j.enteredOrWait(rt, undone)
+		base, err := j.entered(rt)
 		if err != nil {
 			return 0, err
 		}
@@ -51,11 +49,7 @@ func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing
 		if inTime(from, now, lead) && (start == nil || from-1 > now) {
 			undo := func(uint64) {}
 			if start != nil {
-				started := start()
-				undo = func(now uint64) {
-					started(now)
-					undone = true
-				}
+				undo = start()
 				if now, err = j.entered(rt); err != nil || from-1 <= now {
 					undo(max(now, from))
 				}
@@ -80,25 +74,6 @@ func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing
 			return 0, fmt.Errorf("weir: rescale: planned %d times, and each time the process entered its first epoch (%d at last) before it was put in force; the process is too busy for its epoch interval", try, from)
 		}
 		extra += now - base
-	}
-}
-
-// enteredOrWait is entered, but once a plan of this reconfiguration
-// undid its joins (undone), the instances it retired are waited for, a
-// few epochs at most, instead of being refused as a reconfiguration
-// under way (livesBusy): they end soon after their join.
-func (j *Job) enteredOrWait(rt *runtime.Runtime, undone bool) (uint64, error) {
-	deadline := time.Now().Add(max(50*j.Cfg.Interval, time.Second))
-	for {
-		e, err := j.entered(rt)
-		if err == nil || !undone || !errors.Is(err, errBusy) || time.Now().After(deadline) {
-			return e, err
-		}
-		select {
-		case <-rt.Done():
-			return e, err
-		case <-time.After(j.Cfg.Interval / 2):
-		}
 	}
 }
 
