@@ -25,12 +25,11 @@ func (j *Job) addInTime(rt *runtime.Runtime, plan func(from uint64) ([]routing.A
 }
 
 // addStarting is addInTime for a reconfiguration that starts instances:
-// start, if set, sets their joins (at from-1 at the earliest) once the
-// plan is found in time, and the plan then needs the process not to have
-// entered from-1, checked again after the joins are set; if the tables
-// cannot be added after all, the function start returned undoes them,
-// given the epoch the process has entered.
-func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), start func() func(now uint64)) (uint64, error) {
+// join, if set, sets their joins (at from-1 at the earliest) with the
+// schedules' locks held, once the tables are found in time for them
+// (routing.AddAllJoining): the plan then needs the process not to have
+// entered from-1 either. Nothing is set if they are not.
+func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), join func()) (uint64, error) {
 	lead, extra := j.lead(), uint64(0)
 	for try := 1; ; try++ {
 		base, err := j.entered(rt)
@@ -46,29 +45,19 @@ func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing
 		if err != nil {
 			return 0, err
 		}
-		if inTime(from, now, lead) && (start == nil || from-1 > now) {
-			undo := func(uint64) {}
-			if start != nil {
-				undo = start()
-				if now, err = j.entered(rt); err != nil || from-1 <= now {
-					undo(max(now, from))
-				}
+		if inTime(from, now, lead) && (join == nil || from-1 > now) {
+			if join == nil {
+				err = routing.AddAll(adds)
+			} else {
+				err = routing.AddAllJoining(adds, join)
+			}
+			if !errors.Is(err, routing.ErrTooLate) {
 				if err != nil {
-					return 0, err
+					return 0, fmt.Errorf("weir: rescale: %w", err)
 				}
+				return from, nil
 			}
-			if start == nil || from-1 > now {
-				err := routing.AddAll(adds)
-				if !errors.Is(err, routing.ErrTooLate) {
-					if err != nil {
-						undo(max(now, from))
-						return 0, fmt.Errorf("weir: rescale: %w", err)
-					}
-					return from, nil
-				}
-				undo(j.enteredNow(rt, from))
-			}
-			now = max(now, from)
+			now = j.enteredNow(rt, from)
 		}
 		if try == maxPlans {
 			return 0, fmt.Errorf("weir: rescale: planned %d times, and each time the process entered its first epoch (%d at last) before it was put in force; the process is too busy for its epoch interval", try, from)

@@ -84,58 +84,37 @@ func TestAddInTimePlanError(t *testing.T) {
 }
 
 // A reconfiguration that starts instances sets their joins only while
-// the process has not entered the epoch before its first step; if it
-// has by the time the joins are set, they are undone (each joined
-// instance retires, owning nothing, two epochs after the one entered at
-// the earliest) and the plan is made again, its joins from a later epoch.
-func TestAddStartingUndoesLateJoins(t *testing.T) {
+// the process has not entered the epoch before its first step, with the
+// schedules' locks held: a plan whose senders go on past it meanwhile
+// sets none, and the plan made again from a later epoch sets its own,
+// once.
+func TestAddStartingJoinsOnlyInTime(t *testing.T) {
 	j, rt, s := leadJob()
 	s.Enter(5)
 	x := rt.Retirement("keyed", 1)
 	x.Absent()
-	var froms, undone []uint64
-	start := func() func(uint64) {
-		from := froms[len(froms)-1]
-		undo := livesPlan{joins: []lifeChange{{x: x, epoch: from - 1, local: true}}}.start(nil, nil)
-		if len(froms) == 1 {
-			s.Enter(from) // the senders go on past from-1 meanwhile
-		}
-		return func(now uint64) {
-			undone = append(undone, now)
-			undo(now)
-			if want := max(from, now+2); x.From() != want {
-				t.Errorf("undone join at %d retires from %d; want %d", from-1, x.From(), want)
-			}
-		}
-	}
+	var froms, joined []uint64
 	got, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		froms = append(froms, from)
+		if len(froms) == 1 {
+			s.Enter(from - 1) // the senders go on past from-2 meanwhile
+		}
 		return []routing.Addition{{S: s, Tables: []*partition.Table{moveAll(t, from)}}}, nil
-	}, start)
+	}, func() {
+		from := froms[len(froms)-1]
+		if s.At(from).Owner(0) != 0 {
+			t.Errorf("the tables from %d are in force before the joins", from)
+		}
+		joined = append(joined, from)
+		x.Join(from - 1)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(froms) != 2 || got != froms[1] || len(undone) != 1 || undone[0] < froms[0]-1 {
-		t.Fatalf("planned from %v, put in force from %d, undone at %v; want two plans, the second in force, the first undone once past %d", froms, got, undone, froms[0]-1)
+	if len(froms) != 2 || got != froms[1] || len(joined) != 1 || joined[0] != got {
+		t.Fatalf("planned from %v, put in force from %d, joined at %v; want two plans, the second in force and joined", froms, got, joined)
 	}
-	if x.Joins() != got-1 {
-		t.Errorf("the instance joins at %d; want %d", x.Joins(), got-1)
-	}
-}
-
-// A join of an instance in another process cannot be undone: the undo
-// retires it here and fails the run.
-func TestUndoRemoteJoinFails(t *testing.T) {
-	_, rt, _ := leadJob()
-	x := rt.Retirement("keyed", 1)
-	x.Absent()
-	var failed error
-	undo := livesPlan{joins: []lifeChange{{x: x, epoch: 9}}}.start(nil, func(err error) { failed = err })
-	if x.Joins() != 9 || failed != nil {
-		t.Fatalf("joins %d, failed %v; want 9 and none", x.Joins(), failed)
-	}
-	undo(12)
-	if x.From() != 14 || failed == nil || !strings.Contains(failed.Error(), "never heard of them") {
-		t.Errorf("retires from %d, failed %v; want 14 and the run failed", x.From(), failed)
+	if x.Joins() != got-1 || s.At(got).Owner(0) != 1 {
+		t.Errorf("the instance joins at %d, key group 0 goes to %d from %d; want %d and 1", x.Joins(), s.At(got).Owner(0), got, got-1)
 	}
 }

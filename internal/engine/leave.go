@@ -143,13 +143,14 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 			return nil, fmt.Errorf("weir: leave: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
 		}
 		return append(keyedAdditions(kp), shareAdditions(sp)...), nil
-	}, j.livesStart(&lp))
+	}, j.livesJoin(&lp))
 	if err != nil {
 		return Migration{}, err
 	}
 	for _, s := range sp {
 		mg.Sources = append(mg.Sources, s.src.name)
 	}
+	lp.reports(j.coord)
 	lp.retire()
 	j.retire(p, at)
 	if mg.Steps == 0 {

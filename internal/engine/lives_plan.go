@@ -72,29 +72,24 @@ func (lp *livesPlan) plan(rt *runtime.Runtime, lt liveTask, tables []*partition.
 	}
 }
 
-// start sets the joins, and sends the checkpoints the first each joining
-// instance reports to; it returns what undoes them, should the tables
-// not be added in time, once the process has entered epoch now: each
-// instance then retires, owning nothing, from the epoch after its first
-// or after now+1, whichever is later (no sender can have ended now+1
-// yet), and a rescale waits for its end (livesBusy). A join of an
-// instance in another process cannot be undone (its process never hears
-// of it): the undo then fails the run by fail.
-func (lp livesPlan) start(c *coordinator, fail func(error)) func(now uint64) {
-	remote := false
+// join sets the joins. It is called with the locks of the schedules
+// held, once their tables are found in time (routing.AddAllJoining): no
+// sender can end the epoch before a join meanwhile, and none is undone.
+func (lp livesPlan) join() {
 	for _, ch := range lp.joins {
 		ch.x.Join(ch.epoch)
-		if c != nil && ch.local {
-			c.joinFrom(ch.id, firstReport(c, ch.epoch))
-		}
-		remote = remote || !ch.local
 	}
-	return func(now uint64) {
-		for _, ch := range lp.joins {
-			ch.x.Set(max(ch.epoch+1, now+2))
-		}
-		if remote {
-			fail(fmt.Errorf("weir: rescale: this process entered epoch %d, too late for the instances it started in other processes, which never heard of them; the process is too busy for its epoch interval", now))
+}
+
+// reports sends the checkpoints the first each joining local instance
+// reports to, once the joins are set.
+func (lp livesPlan) reports(c *coordinator) {
+	if c == nil {
+		return
+	}
+	for _, ch := range lp.joins {
+		if ch.local {
+			c.joinFrom(ch.id, firstReport(c, ch.epoch))
 		}
 	}
 }
@@ -106,13 +101,14 @@ func (lp livesPlan) retire() {
 	}
 }
 
-// livesStart is what addStarting starts a rescale's instances with: nil
-// in a job without instances that live by their key groups.
-func (j *Job) livesStart(lp *livesPlan) func() func(uint64) {
+// livesJoin is what addStarting sets a rescale's joins with, those of
+// the plan *lp holds then: nil in a job without instances that live by
+// their key groups.
+func (j *Job) livesJoin(lp *livesPlan) func() {
 	if len(j.rescale.lives.tasks) == 0 {
 		return nil
 	}
-	return func() func(uint64) { return lp.start(j.coord, j.failRun) }
+	return func() { lp.join() }
 }
 
 // applyKeyed puts in force the steps of one keyed group that a peer
@@ -156,11 +152,15 @@ func (j *Job) applyKeyed(rcs []migrate.Reconfig) error {
 		if err := lp.lagging(); err != nil {
 			return err
 		}
-		lp.start(j.coord, nil) // (never undone)
-	}
-	for _, t := range tables {
-		if err := tooLate(s.Add(t)); err != nil {
+		if err := tooLate(routing.AddAllJoining([]routing.Addition{{S: s, Tables: tables}}, lp.join)); err != nil {
 			return err
+		}
+		lp.reports(j.coord)
+	} else {
+		for _, t := range tables {
+			if err := tooLate(s.Add(t)); err != nil {
+				return err
+			}
 		}
 	}
 	lp.retire()

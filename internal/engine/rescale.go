@@ -186,10 +186,11 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			return nil, fmt.Errorf("weir: rescale: its %d steps take %d bytes to announce, more than %d; use fewer steps (batched, PerPair) or fewer key groups", mg.Steps, size, maxAnnounce)
 		}
 		return append(keyedAdditions(kp), shareAdditions(sp)...), nil
-	}, j.livesStart(&lp))
+	}, j.livesJoin(&lp))
 	if err != nil {
 		return Migration{}, err
 	}
+	lp.reports(j.coord)
 	lp.retire()
 	for _, p := range sp {
 		mg.Sources = append(mg.Sources, p.src.name)

@@ -212,13 +212,12 @@ func (e *KeyEx[K, T]) Mark(m progress.Marker) error {
 			return err
 		}
 	}
-	if err := markAll(e.Outlets, m); err != nil {
-		return err
-	}
 	if e.sched != nil {
+		// The next epoch is entered before this one ends: a table, and
+		// the joins of its instances, come too late from then on.
 		e.rt = e.sched.Enter(uint64(m.Epoch) + 1)
 	}
-	return nil
+	return markAll(e.Outlets, m)
 }
 
 // mustRoute checks that rt assigns key groups to the outlets there are.

@@ -66,7 +66,8 @@ func (s *Schedule) At(e uint64) *partition.Table {
 
 // Enter says that a sender starts sending the records of epoch e, and
 // returns the table to route them by. From then on no table may take
-// force at e or before.
+// force at e or before. A sender enters e before it sends the marker
+// that ends e-1 (AddAllJoining counts on it).
 func (s *Schedule) Enter(e uint64) *partition.Table {
 	s.mu.Lock()
 	s.reached = max(s.reached, e)
@@ -91,15 +92,16 @@ func (s *Schedule) Reached() uint64 {
 func (s *Schedule) Add(t *partition.Table) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(t); err != nil {
+	if err := s.check(t, 0); err != nil {
 		return err
 	}
 	s.add(t)
 	return nil
 }
 
-// check returns why Add would refuse t; s.mu is held.
-func (s *Schedule) check(t *partition.Table) error {
+// check returns why Add would refuse t; s.mu is held. A table is too
+// late if a sender entered its epoch, or one of the ahead epochs before.
+func (s *Schedule) check(t *partition.Table, ahead uint64) error {
 	ts := *s.tables.Load()
 	if cur := ts[0]; (t.Groups() != cur.Groups() && !s.shares) || t.Instances() != cur.Instances() {
 		return fmt.Errorf("routing: a table of %d key groups over %d instances, the schedule's have %d over %d",
@@ -110,8 +112,8 @@ func (s *Schedule) check(t *partition.Table) error {
 			return nil
 		}
 	}
-	if t.From <= s.reached {
-		return fmt.Errorf("%w: epoch %d, and epoch %d was entered", ErrTooLate, t.From, s.reached)
+	if t.From <= s.reached+ahead {
+		return fmt.Errorf("%w: epoch %d, and epoch %d was entered", ErrTooLate, t.From-min(ahead, t.From), s.reached)
 	}
 	return nil
 }
@@ -146,7 +148,19 @@ type Addition struct {
 // and returns the first refusal (wrapping ErrTooLate if a sender had
 // entered the table's epoch). A reconfiguration of several schedules
 // that comes too late can so be planned again from a later epoch.
-func AddAll(adds []Addition) error {
+func AddAll(adds []Addition) error { return addAll(adds, 0, nil) }
+
+// AddAllJoining is AddAll for tables that instances join at: an instance
+// that first owns key groups in a table from epoch e joins at e-1, and
+// its senders must know it before any of them ends e-1 (they drop the
+// markers of the epochs before an instance's join). With the locks held,
+// it refuses, wrapping ErrTooLate, a table from an epoch at most one
+// after the last a sender entered, and otherwise calls join (which sets
+// the joins) before it adds the tables. A sender enters each epoch before
+// it ends the one before (Enter), so none can end e-1 meanwhile.
+func AddAllJoining(adds []Addition, join func()) error { return addAll(adds, 1, join) }
+
+func addAll(adds []Addition, ahead uint64, then func()) error {
 	scheds := make([]*Schedule, 0, len(adds))
 	for _, a := range adds {
 		if !slices.Contains(scheds, a.S) {
@@ -161,10 +175,13 @@ func AddAll(adds []Addition) error {
 	}
 	for _, a := range adds {
 		for _, t := range a.Tables {
-			if err := a.S.check(t); err != nil {
+			if err := a.S.check(t, ahead); err != nil {
 				return err
 			}
 		}
+	}
+	if then != nil {
+		then()
 	}
 	for _, a := range adds {
 		for _, t := range a.Tables {

@@ -172,3 +172,41 @@ func TestJoinSharesKeepsFrom(t *testing.T) {
 		t.Errorf("RestoreShares: At(12) is the table from %d; want 0", got)
 	}
 }
+
+// AddAllJoining needs each table at least two epochs after the last one
+// a sender entered (its joining instances join the epoch before it, and
+// a sender may be about to end the one it is in), and sets the joins
+// with the locks held, so that no sender enters an epoch meanwhile, and
+// before the tables take force. A refused addition sets no join.
+func TestAddAllJoining(t *testing.T) {
+	first := table(t, 0, 0, 0, 1, 1)
+	s, u := New(first), New(first)
+	s.Enter(5)
+	joins := 0
+	join := func() {
+		joins++
+		for _, x := range []*Schedule{s, u} {
+			if x.mu.TryLock() {
+				x.mu.Unlock()
+				t.Error("the joins are set while a sender may enter an epoch")
+			}
+		}
+		if len(s.Tables(0)) != 1 || len(u.Tables(0)) != 1 {
+			t.Error("the tables take force before the joins")
+		}
+	}
+	late := []Addition{{S: u, Tables: []*partition.Table{table(t, 8, 1, 1, 1, 1)}}, {S: s, Tables: []*partition.Table{table(t, 6, 1, 1, 1, 1)}}}
+	if err := AddAllJoining(late, join); !errors.Is(err, ErrTooLate) || joins != 0 {
+		t.Fatalf("a table from epoch 6, epoch 5 entered: %v, %d joins set; want too late and none", err, joins)
+	}
+	if len(u.Tables(0)) != 1 {
+		t.Fatalf("after a refused AddAllJoining: %v", u.Tables(0))
+	}
+	ok := []Addition{{S: u, Tables: []*partition.Table{table(t, 8, 1, 1, 1, 1)}}, {S: s, Tables: []*partition.Table{table(t, 7, 1, 1, 1, 1)}}}
+	if err := AddAllJoining(ok, join); err != nil || joins != 1 {
+		t.Fatalf("a table from epoch 7, epoch 5 entered: %v, %d joins set; want it added and one", err, joins)
+	}
+	if s.At(7).Owner(0) != 1 || u.At(8).Owner(0) != 1 || u.At(7).Owner(0) != 0 {
+		t.Errorf("tables %v and %v; want the additions in force", s.Tables(0), u.Tables(0))
+	}
+}
