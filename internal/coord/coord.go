@@ -83,6 +83,8 @@ func (c *Coordinator) Step(e Event) error {
 		c.report(e)
 	case Finish:
 		c.finish(e)
+	case Passed:
+		c.passed(e.N)
 	case PeerWrote:
 		c.peers.note(e.Process, e.N)
 	case PartWritten:

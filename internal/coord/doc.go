@@ -10,7 +10,10 @@
 // later part instead. A task may join while the run goes on, from a
 // given checkpoint (a task instance that starts at an epoch), and one
 // that finished may join again. A part is ready once every live task
-// that joined by its checkpoint has reported to it; the coordinator then asks for it to be written, for every
+// that joined by its checkpoint has reported to it, or, if no live task
+// reports to it (they all wait to join, or have ended), once the caller
+// says the checkpoint has passed (Passed): a process whose tasks all
+// wait still writes its part. The coordinator then asks for it to be written, for every
 // checkpoint it wrote and does not know complete to be checked, and, for
 // each that is complete, announces it, commits the two-phase outputs up
 // to it and prunes. While no checkpoint completes, it compares what its

@@ -42,6 +42,16 @@ type Finish struct {
 	Sources []checkpoint.SourceBlob
 }
 
+// Passed says that checkpoint N is taken (the tasks of the job's other
+// processes take it) and that no task of this process that has not
+// joined will report to it or to one before it. If no live task of this
+// process reports to N either (every local task instance waits to take
+// part, or has ended), N's part holds the ended tasks' final state alone,
+// and it is ready: a process whose instances all wait still writes its
+// part of each checkpoint, without which none would complete. Otherwise
+// it does nothing: the live tasks report.
+type Passed struct{ N uint64 }
+
 // PeerWrote says that peer Process said (in its summary) that the newest
 // checkpoint it wrote its part of is N.
 type PeerWrote struct {
@@ -79,6 +89,7 @@ type PartChecked struct {
 
 func (Join) event()            {}
 func (Report) event()          {}
+func (Passed) event()          {}
 func (Finish) event()          {}
 func (PeerWrote) event()       {}
 func (PartWritten) event()     {}

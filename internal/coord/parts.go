@@ -32,16 +32,38 @@ func (c *Coordinator) report(e Report) {
 	if e.N <= c.taken {
 		return // written without this task, which had ended, or skipped
 	}
-	p := c.parts[e.N]
-	if p == nil {
-		p = &pending{part: checkpoint.Part{Checkpoint: e.N, Epoch: e.N, Process: c.cfg.Self, Processes: c.cfg.Processes,
-			Meta: map[string]string{"key_groups": c.meta}}, from: map[TaskID]bool{}}
-		c.parts[e.N] = p
-	}
+	p := c.pending(e.N)
 	c.highest = max(c.highest, e.N)
 	p.part.State = append(p.part.State, e.State...)
 	p.part.Sources = append(p.part.Sources, e.Sources...)
 	p.from[e.Task] = true
+	c.takeReady()
+}
+
+// pending returns checkpoint n's part, made if it is not yet.
+func (c *Coordinator) pending(n uint64) *pending {
+	p := c.parts[n]
+	if p == nil {
+		p = &pending{part: checkpoint.Part{Checkpoint: n, Epoch: n, Process: c.cfg.Self, Processes: c.cfg.Processes,
+			Meta: map[string]string{"key_groups": c.meta}}, from: map[TaskID]bool{}}
+		c.parts[n] = p
+	}
+	return p
+}
+
+// passed makes checkpoint n's part ready, with the final state of the
+// tasks that ended alone, if no live task reports to it (Passed).
+func (c *Coordinator) passed(n uint64) {
+	if n <= c.taken || n <= c.cfg.From {
+		return
+	}
+	for _, from := range c.live {
+		if from <= n {
+			return // it reports, or skipped n
+		}
+	}
+	c.pending(n)
+	c.highest = max(c.highest, n)
 	c.takeReady()
 }
 

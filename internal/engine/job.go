@@ -60,6 +60,8 @@ type Job struct {
 	splits    *splits
 	// rescale holds the reconfigurations asked for or announced.
 	rescale rescaleState
+	// idle tells the checkpoint service which checkpoints have passed.
+	idle idleParts
 	// slots, in an elastic job, says which processes take part from
 	// when; boot is what a joining process started from.
 	slots *presence

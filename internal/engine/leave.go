@@ -105,6 +105,7 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 	var announce [][]byte
 	var at uint64
 	var lp livesPlan
+	defer j.settingJoins()() // until its joins' first checkpoints are sent
 	from, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		var kp []plannedSteps
 		var shareAnn [][]byte

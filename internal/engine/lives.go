@@ -12,7 +12,7 @@ import (
 )
 
 // In a job with time-based epochs whose processes stay (not elastic), of
-// one process or, without checkpoints, of several, the instances of a
+// one process or several, the instances of a
 // keyed task take part only while they own key groups: an instance runs
 // from the epoch before it gains its first key group to the epoch after
 // it owns none (migrate.Lives), as a restartable instance of the runtime
@@ -23,9 +23,10 @@ import (
 // Every process derives every instance's lives from the same tables (its
 // own, or those a peer announced, applyKeyed), and sets them on its
 // retirements: a local instance's, which its runtime starts and ends, and
-// a remote one's, which its outlets and inboxes follow. Elsewhere (an
-// elastic job, checkpoints across processes, count-based epochs, a task
-// of fewer instances than processes) an instance runs from start to end.
+// a remote one's, which its outlets and inboxes follow. A process whose
+// instances all wait still writes its checkpoint parts (idle_parts.go).
+// Elsewhere (an elastic job, count-based epochs, a task of fewer
+// instances than processes) an instance runs from start to end.
 
 // liveTask is one task whose instances live by their key groups.
 type liveTask struct {
@@ -70,9 +71,7 @@ func (j *Job) livesBusy(rt *runtime.Runtime) string {
 }
 
 // mayLive returns the tasks whose instances may live by their key groups:
-// in a job whose processes stay, with time-based epochs, without
-// checkpoints if it has several processes (a process that runs no
-// instance would complete no checkpoint part), whose routing
+// in a job whose processes stay, with time-based epochs, whose routing
 // can change, the tasks of at least two instances and one in each
 // process (each process makes one to learn whether their state moves,
 // chooseLives) whose every input is keyed
@@ -82,7 +81,7 @@ func (j *Job) livesBusy(rt *runtime.Runtime) string {
 // once their first instance is made (movable).
 func (w *wiring) mayLive() map[int]bool {
 	j := w.j
-	if j.slots != nil || w.pl.procs > 1 && j.coord != nil || j.Cfg.EpochRecords > 0 || j.canRescale() != nil {
+	if j.slots != nil || j.Cfg.EpochRecords > 0 || j.canRescale() != nil {
 		return nil
 	}
 	live := map[int]bool{}

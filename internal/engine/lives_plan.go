@@ -146,6 +146,7 @@ func (j *Job) applyKeyed(rcs []migrate.Reconfig) error {
 	}
 	j.rescale.mu.Unlock()
 	if len(lp.joins) > 0 {
+		defer j.settingJoins()() // until its joins' first checkpoints are sent
 		if now := j.enteredNow(rt, 0); from-1 <= now {
 			return fmt.Errorf("%w: instances join at epoch %d, and epoch %d was entered", routing.ErrTooLate, from-1, now)
 		}

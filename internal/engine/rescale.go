@@ -170,6 +170,7 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	var kept []string
 	var announce [][]byte
 	var lp livesPlan
+	defer j.settingJoins()() // until its joins' first checkpoints are sent
 	from, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		var kp []plannedSteps
 		var shareAnn [][]byte

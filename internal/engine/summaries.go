@@ -33,6 +33,7 @@ func (j *Job) startSummaries(nw transport.Network) {
 		}
 		j.stopMessage(&m)
 		j.releaseLives(false)
+		j.passIdle()
 		return m
 	}, func(m summary.Message) {
 		j.heard(m.Process, m.Reconfigs)
