@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,20 +11,6 @@ import (
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/internal/transport"
 )
-
-// idleJob counts in's records per key ("key=count" for each) at 4000
-// records a second; the source and crash run in process 0 alone.
-func idleJob(j *weir.Job, in []rec, crash *atomic.Bool) *weir.Collect[string] {
-	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 4000), weir.Parallelism(1))
-	s = crashOn(crash)(s)
-	counts := weir.Process(weir.KeyBy(s, recKey), func(k string, n *int, r rec, out []string) []string {
-		*n++
-		return append(out, fmt.Sprintf("%s=%d", k, *n))
-	}, weir.Name("count"))
-	got := &weir.Collect[string]{}
-	weir.Sink(counts, got, weir.Name("out"))
-	return got
-}
 
 // A process whose instances all wait (its keyed ones own no key group,
 // and the source and sink run in process 0) still writes its part of
@@ -47,21 +32,11 @@ func TestInstancesIdleProcessCheckpoints(t *testing.T) {
 		var out *weir.Collect[string]
 		for i := range jobs {
 			jobs[i] = weir.NewJob("idle", append(opts, weir.WithNetwork(nets[i]))...)
-			o := idleJob(jobs[i], in, crash)
-			if i == 0 {
-				out = o
+			if o := coldJobThrough(jobs[i], in, crashOn(crash)); i == 0 {
+				out = o // the sink runs in process 0
 			}
 		}
-		errs := make([]error, 2)
-		done := make(chan error, 1)
-		var wg sync.WaitGroup
-		for i, j := range jobs {
-			wg.Go(func() { errs[i] = j.Run(ctx) })
-		}
-		go func() {
-			wg.Wait()
-			done <- fmt.Errorf("process 0: %v, process 1: %v", errs[0], errs[1])
-		}()
+		errs, done := runAll(ctx, jobs)
 		return jobs, out, errs, done
 	}
 	var crash atomic.Bool

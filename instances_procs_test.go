@@ -17,6 +17,22 @@ func runningHere(st weir.JobStats, self int, op string) int {
 	return running(weir.JobStats{Processes: st.Processes[self : self+1]}, op)
 }
 
+// runAll runs the processes' jobs; done gets their errors, once every
+// one has ended, which are errs then.
+func runAll(ctx context.Context, jobs []*weir.Job) (errs []error, done chan error) {
+	errs = make([]error, len(jobs))
+	done = make(chan error, 1)
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() { errs[i] = j.Run(ctx) })
+	}
+	go func() {
+		wg.Wait()
+		done <- fmt.Errorf("%v", errs)
+	}()
+	return errs, done
+}
+
 // The instances of the keyed operators start and end with their key
 // groups across processes too: a job of two processes of two workers
 // each, whose keyed operators start over 1 instance, runs 1, then 4, 2,
@@ -42,16 +58,7 @@ func TestInstancesStartAndEndProcesses(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	errs := make([]error, 2)
-	done := make(chan error, 1)
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Go(func() { errs[i] = j.Run(ctx) })
-	}
-	go func() {
-		wg.Wait()
-		done <- fmt.Errorf("process 0: %v, process 1: %v", errs[0], errs[1])
-	}()
+	errs, done := runAll(ctx, jobs)
 	counts := func(n int) {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)

@@ -152,8 +152,15 @@ func coldInput(cold, hot int) []rec {
 
 // coldJob counts in's records per key ("key=count" for each), read at
 // 4000 records a second.
-func coldJob(j *weir.Job, in []rec) *weir.Collect[string] {
+func coldJob(j *weir.Job, in []rec) *weir.Collect[string] { return coldJobThrough(j, in, nil) }
+
+// coldJobThrough is coldJob with mid, if set, between the source (of one
+// instance) and the counts.
+func coldJobThrough(j *weir.Job, in []rec, mid func(weir.Stream[rec]) weir.Stream[rec]) *weir.Collect[string] {
 	s := weir.Source(j, "src", weir.Paced[rec](weir.SliceSource[rec]{Records: in, BatchSize: 32}, 4000), weir.Parallelism(1))
+	if mid != nil {
+		s = mid(s)
+	}
 	counts := weir.Process(weir.KeyBy(s, recKey), func(k string, n *int, r rec, out []string) []string {
 		*n++
 		return append(out, fmt.Sprintf("%s=%d", k, *n))

@@ -18,22 +18,8 @@ func TestPassedWritesIdlePart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes := func() string {
-		var w []string
-		for _, a := range c.Ready() {
-			if s := render([]coord.Action{a}); strings.HasPrefix(s, "[write") {
-				w = append(w, s)
-			}
-		}
-		c.Advance()
-		return strings.Join(w, " ")
-	}
-	written := func(n uint64) {
-		mustStep(t, c, coord.PartWritten{N: n})
-		c.Advance()
-		mustStep(t, c, coord.CompleteChecked{N: n, Complete: true})
-		c.Advance()
-	}
+	writes := func() string { return partWrites(c) }
+	written := func(n uint64) { answerWrite(t, c, n) }
 	mustStep(t, c, coord.Join{Task: 0})
 	mustStep(t, c, coord.Passed{N: 2})
 	if got := writes(); got != "" {

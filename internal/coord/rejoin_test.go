@@ -21,22 +21,8 @@ func TestTaskJoinsAgain(t *testing.T) {
 	blob := func(op, data string) []checkpoint.StateBlob {
 		return []checkpoint.StateBlob{{Operator: op, Data: []byte(data)}}
 	}
-	writes := func() string {
-		var w []string
-		for _, a := range c.Ready() {
-			if s := render([]coord.Action{a}); strings.HasPrefix(s, "[write") {
-				w = append(w, s)
-			}
-		}
-		c.Advance()
-		return strings.Join(w, " ")
-	}
-	answer := func(n uint64) {
-		mustStep(t, c, coord.PartWritten{N: n})
-		c.Advance()
-		mustStep(t, c, coord.CompleteChecked{N: n, Complete: true})
-		c.Advance()
-	}
+	writes := func() string { return partWrites(c) }
+	answer := func(n uint64) { answerWrite(t, c, n) }
 	mustStep(t, c, coord.Join{Task: 0})
 	mustStep(t, c, coord.Join{Task: 1})
 	mustStep(t, c, coord.Report{Task: 0, N: 2, State: blob("a", "0@2")})
@@ -66,4 +52,26 @@ func TestTaskJoinsAgain(t *testing.T) {
 	if got := writes(); !strings.Contains(got, "a:0=0@8 c:0=new]") {
 		t.Fatalf("part 8 = %q; want task 1's new final state only", got)
 	}
+}
+
+// partWrites renders the parts c asks to write, and advances it.
+func partWrites(c *coord.Coordinator) string {
+	var w []string
+	for _, a := range c.Ready() {
+		if s := render([]coord.Action{a}); strings.HasPrefix(s, "[write") {
+			w = append(w, s)
+		}
+	}
+	c.Advance()
+	return strings.Join(w, " ")
+}
+
+// answerWrite answers the write of part n, and the check that finds n
+// complete.
+func answerWrite(t *testing.T, c *coord.Coordinator, n uint64) {
+	t.Helper()
+	mustStep(t, c, coord.PartWritten{N: n})
+	c.Advance()
+	mustStep(t, c, coord.CompleteChecked{N: n, Complete: true})
+	c.Advance()
 }
