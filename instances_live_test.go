@@ -62,18 +62,22 @@ func checkStages(t *testing.T, in []rec, wins *weir.Collect[weir.WindowResult[st
 // groups: a job on 4 workers whose keyed operators start over 1 runs one
 // instance of each keyed chain; rescaled to 4, 2, 3 and 4 it runs that
 // many (the others end, or start again), and its results are the plain
-// computation's, with checkpoints and without. Its windows feed another
-// keyed operator, whose instances end and start with theirs.
+// computation's, with checkpoints and without, and with epochs of a
+// count of records. Its windows feed another keyed operator, whose
+// instances end and start with theirs.
 func TestInstancesStartAndEnd(t *testing.T) {
 	in := make([]rec, 40000)
 	for i := range in {
 		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i%97), TS: int64(i) / 16}
 	}
-	for _, ckpt := range []bool{false, true} {
-		t.Run(fmt.Sprintf("checkpoints=%v", ckpt), func(t *testing.T) {
+	for _, c := range []struct{ ckpt, count bool }{{false, false}, {true, false}, {true, true}} {
+		t.Run(fmt.Sprintf("checkpoints=%v/count-epochs=%v", c.ckpt, c.count), func(t *testing.T) {
 			opts := []weir.JobOption{weir.ActiveInstances(1)}
-			if ckpt {
+			if c.ckpt {
 				opts = append(opts, weir.Checkpoints(t.TempDir(), 3, 3))
+			}
+			if c.count {
+				opts = append(opts, weir.EpochRecords(40))
 			}
 			j, wins, out := stagesJob(in, opts...)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -3,6 +3,7 @@ package coord
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/weirstream/weir/internal/checkpoint"
@@ -85,6 +86,9 @@ func (c *Coordinator) Step(e Event) error {
 		c.finish(e)
 	case Passed:
 		c.passed(e.N)
+	case Withdraw:
+		delete(c.live, e.Task)
+		c.takeReady()
 	case PeerWrote:
 		c.peers.note(e.Process, e.N)
 	case PartWritten:
@@ -139,6 +143,17 @@ func (c *Coordinator) Progress() (highest, complete uint64) {
 // answered, not when it is taken to be written, since the write no
 // longer happens on the task that made it ready.
 func (c *Coordinator) NewestWritten() uint64 { return c.written }
+
+// FirstLive returns the first checkpoint a live task reports to, or
+// MaxUint64 if no task is live: a checkpoint before it has passed for
+// this process once the clock has (Passed).
+func (c *Coordinator) FirstLive() uint64 {
+	first := uint64(math.MaxUint64)
+	for _, from := range c.live {
+		first = min(first, from)
+	}
+	return first
+}
 
 // Pending returns how many checkpoints have reports but are not ready.
 func (c *Coordinator) Pending() int { return len(c.parts) }

@@ -42,6 +42,12 @@ type Finish struct {
 	Sources []checkpoint.SourceBlob
 }
 
+// Withdraw takes back a Join whose task never started: it takes no part
+// after all (the epoch it was to join at came too late), and no part
+// waits for it. Its final state, if it ended before, stays. It is for a
+// task that has not reported since the Join.
+type Withdraw struct{ Task TaskID }
+
 // Passed says that checkpoint N is taken (the tasks of the job's other
 // processes take it) and that no task of this process that has not
 // joined will report to it or to one before it. If no live task of this
@@ -90,6 +96,7 @@ type PartChecked struct {
 func (Join) event()            {}
 func (Report) event()          {}
 func (Passed) event()          {}
+func (Withdraw) event()        {}
 func (Finish) event()          {}
 func (PeerWrote) event()       {}
 func (PartWritten) event()     {}

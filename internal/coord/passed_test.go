@@ -1,6 +1,7 @@
 package coord_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -45,5 +46,18 @@ func TestPassedWritesIdlePart(t *testing.T) {
 	mustStep(t, c, coord.Passed{N: 8})
 	if got := writes(); got != "" {
 		t.Fatalf("part 8 written (%s) before task 1, which joined from 8, reported", got)
+	}
+	if got := c.FirstLive(); got != 8 {
+		t.Fatalf("FirstLive() = %d; want 8, task 1's", got)
+	}
+	// Task 1's join is withdrawn (it never started): part 8, passed
+	// again, waits for it no longer, and task 0's final state stays.
+	mustStep(t, c, coord.Withdraw{Task: 1})
+	mustStep(t, c, coord.Passed{N: 8})
+	if got := writes(); !strings.Contains(got, "write 8 ") || !strings.Contains(got, "a:0=final") {
+		t.Fatalf("part 8 = %q; want it written once task 1's join was withdrawn", got)
+	}
+	if got := c.FirstLive(); got != math.MaxUint64 {
+		t.Errorf("FirstLive() = %d with no live task; want MaxUint64", got)
 	}
 }

@@ -58,21 +58,16 @@ func (g *gate) take(n uint64) bool {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if v, ok := g.taken[n]; ok {
+	v, known := g.answer(n)
+	if known {
 		return v
 	}
 	if g.taken == nil {
 		g.taken = map[uint64]bool{}
 	}
-	v := !g.busy || g.forced > 0 && n >= g.forced
-	if g.paced {
-		// Each process forces its own proposal and the job stops at the
-		// highest, so every process takes that one.
-		v = g.pace.Takes(n, g.every) || g.forced > 0 && n >= g.forced
-		if v && g.lag != nil {
-			written, from := g.lag(n)
-			g.pace.Decide(n, g.every, written, from) // puts a change in force
-		}
+	if g.paced && v && g.lag != nil {
+		written, from := g.lag(n)
+		g.pace.Decide(n, g.every, written, from) // puts a change in force
 	}
 	g.taken[n] = v
 	for k := range g.taken {
@@ -83,6 +78,35 @@ func (g *gate) take(n uint64) bool {
 		}
 	}
 	return v
+}
+
+// peek reports whether the tasks take checkpoint n, as take would, but
+// without recording the answer or deciding a stride: for a process whose
+// tasks do not ask (idle_parts.go), which must not change what they, or
+// process 0's decisions, will find.
+func (g *gate) peek(n uint64) bool {
+	if !g.on && !g.paced {
+		return true
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	v, _ := g.answer(n)
+	return v
+}
+
+// answer is the decision recorded for checkpoint n (known), or the one
+// the gate makes of it now. g.mu is held.
+func (g *gate) answer(n uint64) (v, known bool) {
+	if v, ok := g.taken[n]; ok {
+		return v, true
+	}
+	forced := g.forced > 0 && n >= g.forced
+	if g.paced {
+		// Each process forces its own proposal and the job stops at the
+		// highest, so every process takes that one.
+		return g.pace.Takes(n, g.every) || forced, false
+	}
+	return !g.busy || forced, false
 }
 
 // maxGateLag is how many checkpoints back the gate remembers its

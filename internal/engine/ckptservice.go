@@ -34,6 +34,17 @@ func (c *coordinator) joinFrom(id coord.TaskID, from uint64) {
 	c.send(coord.Join{Task: id, From: from})
 }
 
+// trySend queues ev unless the service's inbox is full (or the service
+// is done), and says whether it did.
+func (c *coordinator) trySend(ev coord.Event) bool {
+	select {
+	case c.inbox <- ev:
+		return true
+	default:
+		return false
+	}
+}
+
 // start registers the checkpoint service on rt, once every reporter has
 // joined.
 func (c *coordinator) start(rt *runtime.Runtime) {
@@ -135,6 +146,7 @@ func (s *ckptService) step(ev coord.Event) error {
 	s.c.complete.Store(complete)
 	s.c.written.Store(s.m.NewestWritten())
 	s.c.pending.Store(int64(s.m.Pending()))
+	s.c.firstLive.Store(s.m.FirstLive())
 	s.c.gate.setBusy(!s.m.Idle())
 	return err
 }

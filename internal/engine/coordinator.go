@@ -60,6 +60,9 @@ type coordinator struct {
 	// a stop to read.
 	highest, complete, written atomic.Uint64
 	pending                    atomic.Int64
+	// firstLive is the first checkpoint a live task reports to
+	// (coord.FirstLive), MaxUint64 while none is live.
+	firstLive atomic.Uint64
 	// gate says which due checkpoints the tasks take.
 	gate gate
 	// reg, if set, receives the checkpoints' figures; meter traces the

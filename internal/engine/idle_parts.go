@@ -12,35 +12,42 @@ import (
 // then report to no checkpoint, and without its part none would
 // complete. So at each summary it sends, a process with checkpoints and
 // instances that live by their key groups tells its checkpoint service
-// which checkpoints have passed (coord.Passed): those the clock has
-// passed the epoch of, and that the tasks take (the gate, which follows
-// the stride of a paced job), newest first. The service writes each one's
-// part from the ended tasks' final state alone if no live task reports to
-// it. A checkpoint passes only while no plan that may set joins is under
-// way (idleParts.joining): such a plan counts itself in before it checks
-// that its joins come in time, and out once it has sent their first
-// checkpoints (coord.Join). A join whose first checkpoint the clock, read
-// before the count, has passed was so checked before that read: its Join
-// reached the service before Passed.
+// the newest checkpoint that has passed (coord.Passed): one whose epoch
+// the clock has passed, that the tasks take (the gate, which follows the
+// stride of a paced job), and that comes before the first checkpoint a
+// live task reports to (the service publishes it: coord.FirstLive). The
+// service writes that part from the ended tasks' final state alone if
+// still no live task reports to it, and does nothing otherwise.
+//
+// A joining instance's first checkpoint (coord.Join) is sent before its
+// join is checked in time (and withdrawn if it is not), and a checkpoint
+// passes only while no plan that may set joins is under way
+// (idleParts.joining): such a plan counts itself in before it checks
+// that its joins come in time, and out once it is over. A join whose
+// first checkpoint the clock, read before the count, has passed was so
+// checked before that read: its Join reached the service before Passed.
 
 // idleParts is what tells the checkpoint service which checkpoints have
 // passed.
 type idleParts struct {
-	// joining counts the plans that may set joins and have not yet
-	// told the checkpoint service their first checkpoints.
+	// joining counts the plans that may set joins and are not over.
 	joining atomic.Int64
 	// passed is the newest checkpoint said to have passed.
 	passed atomic.Uint64
 }
 
 // settingJoins counts a plan that may set joins in, until the function it
-// returns is called, once the joins' first checkpoints are sent.
+// returns is called, once it is over.
 func (j *Job) settingJoins() func() {
 	j.idle.joining.Add(1)
 	return func() { j.idle.joining.Add(-1) }
 }
 
-// passIdle tells the checkpoint service which checkpoints have passed.
+// passIdle tells the checkpoint service which checkpoints have passed,
+// while no live task of this process reports to them: those the tasks
+// take (the gate's answer, peeked: it neither records it nor decides a
+// stride). It never waits for the service: a full inbox (a long write)
+// leaves the checkpoint to the next summary.
 func (j *Job) passIdle() {
 	c := j.coord
 	j.rescale.mu.Lock()
@@ -59,13 +66,12 @@ func (j *Job) passIdle() {
 	last := (wall - 1) / c.every * c.every // its epoch ended
 	first := max(j.idle.passed.Load()+c.every, last-min(last, maxGateLag*c.every))
 	var newest uint64
-	for n := first; n <= last && n > 0; n += c.every {
-		if c.gate.take(n) {
+	for n := first; n <= last && n > 0 && n < c.firstLive.Load(); n += c.every {
+		if c.gate.peek(n) {
 			newest = n
 		}
 	}
-	j.idle.passed.Store(last)
-	if newest > 0 {
-		c.send(coord.Passed{N: newest})
+	if newest > 0 && c.trySend(coord.Passed{N: newest}) {
+		j.idle.passed.Store(newest)
 	}
 }

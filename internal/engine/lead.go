@@ -28,8 +28,11 @@ func (j *Job) addInTime(rt *runtime.Runtime, plan func(from uint64) ([]routing.A
 // join, if set, sets their joins (at from-1 at the earliest) with the
 // schedules' locks held, once the tables are found in time for them
 // (routing.AddAllJoining): the plan then needs the process not to have
-// entered from-1 either. Nothing is set if they are not.
-func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), join func()) (uint64, error) {
+// entered from-1 either. Nothing is set if they are not. The joining
+// instances' first checkpoints are announced before the tables are
+// checked, so that no part of them is written without them, and
+// withdrawn if the tables are not added.
+func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing.Addition, error), join joiner) (uint64, error) {
 	lead, extra := j.lead(), uint64(0)
 	for try := 1; ; try++ {
 		base, err := j.entered(rt)
@@ -49,7 +52,10 @@ func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing
 			if join == nil {
 				err = routing.AddAll(adds)
 			} else {
-				err = routing.AddAllJoining(adds, join)
+				join.announce()
+				if err = routing.AddAllJoining(adds, join.join); err != nil {
+					join.withdraw()
+				}
 			}
 			if !errors.Is(err, routing.ErrTooLate) {
 				if err != nil {
@@ -64,6 +70,17 @@ func (j *Job) addStarting(rt *runtime.Runtime, plan func(from uint64) ([]routing
 		}
 		extra += now - base
 	}
+}
+
+// joiner is what addStarting sets a plan's joins with.
+type joiner interface {
+	// announce sends the first checkpoint each joining local instance
+	// reports to, before the tables are checked.
+	announce()
+	// join sets the joins, with the schedules' locks held.
+	join()
+	// withdraw takes back what announce sent: the tables came too late.
+	withdraw()
 }
 
 // inTime reports whether a reconfiguration from epoch from still has at

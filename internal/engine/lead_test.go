@@ -83,38 +83,66 @@ func TestAddInTimePlanError(t *testing.T) {
 	}
 }
 
+// funcJoiner is a joiner that counts what it is asked, and joins by f.
+type funcJoiner struct {
+	f                    func()
+	announced, withdrawn *int
+}
+
+func (j funcJoiner) announce() { *j.announced++ }
+func (j funcJoiner) join()     { j.f() }
+func (j funcJoiner) withdraw() { *j.withdrawn++ }
+
 // A reconfiguration that starts instances sets their joins only while
 // the process has not entered the epoch before its first step, with the
 // schedules' locks held: a plan whose senders go on past it meanwhile
 // sets none, and the plan made again from a later epoch sets its own,
-// once.
+// once. A plan whose tables are refused under the lock withdraws the
+// first checkpoints it announced.
 func TestAddStartingJoinsOnlyInTime(t *testing.T) {
 	j, rt, s := leadJob()
 	s.Enter(5)
 	x := rt.Retirement("keyed", 1)
 	x.Absent()
 	var froms, joined []uint64
+	var announced, withdrawn int
 	got, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		froms = append(froms, from)
 		if len(froms) == 1 {
 			s.Enter(from - 1) // the senders go on past from-2 meanwhile
 		}
 		return []routing.Addition{{S: s, Tables: []*partition.Table{moveAll(t, from)}}}, nil
-	}, func() {
+	}, funcJoiner{func() {
 		from := froms[len(froms)-1]
 		if s.At(from).Owner(0) != 0 {
 			t.Errorf("the tables from %d are in force before the joins", from)
 		}
 		joined = append(joined, from)
 		x.Join(from - 1)
-	})
+	}, &announced, &withdrawn})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(froms) != 2 || got != froms[1] || len(joined) != 1 || joined[0] != got {
-		t.Fatalf("planned from %v, put in force from %d, joined at %v; want two plans, the second in force and joined", froms, got, joined)
+	if len(froms) != 2 || got != froms[1] || len(joined) != 1 || joined[0] != got || announced != 1 || withdrawn != 0 {
+		t.Fatalf("planned from %v, put in force from %d, joined at %v, %d announced and %d withdrawn; want two plans, the second in force, joined and announced", froms, got, joined, announced, withdrawn)
 	}
 	if x.Joins() != got-1 || s.At(got).Owner(0) != 1 {
 		t.Errorf("the instance joins at %d, key group 0 goes to %d from %d; want %d and 1", x.Joins(), s.At(got).Owner(0), got, got-1)
+	}
+
+	// Tables of another shape are refused under the lock, after the
+	// announcement.
+	s.Enter(got)
+	bad, err := partition.NewTable(got+10, 3, []int{0, 1, 2, 0, 1, 2, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.addStarting(rt, func(uint64) ([]routing.Addition, error) {
+		return []routing.Addition{{S: s, Tables: []*partition.Table{bad}}}, nil
+	}, funcJoiner{func() { t.Error("joins set for refused tables") }, &announced, &withdrawn}); err == nil {
+		t.Fatal("tables of another shape added")
+	}
+	if announced != 2 || withdrawn != 1 {
+		t.Errorf("%d announced, %d withdrawn; want the refused plan's withdrawn", announced, withdrawn)
 	}
 }

@@ -105,7 +105,7 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 	var announce [][]byte
 	var at uint64
 	var lp livesPlan
-	defer j.settingJoins()() // until its joins' first checkpoints are sent
+	defer j.settingJoins()() // until it is over (idle_parts.go)
 	from, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		var kp []plannedSteps
 		var shareAnn [][]byte
@@ -151,7 +151,6 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 	for _, s := range sp {
 		mg.Sources = append(mg.Sources, s.src.name)
 	}
-	lp.reports(j.coord)
 	lp.retire()
 	j.retire(p, at)
 	if mg.Steps == 0 {

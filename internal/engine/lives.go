@@ -11,9 +11,8 @@ import (
 	"github.com/weirstream/weir/internal/runtime"
 )
 
-// In a job with time-based epochs whose processes stay (not elastic), of
-// one process or several, the instances of a
-// keyed task take part only while they own key groups: an instance runs
+// In a job whose processes stay (not elastic), of one process or, with
+// time-based epochs, of several, the instances of a keyed task take part only while they own key groups: an instance runs
 // from the epoch before it gains its first key group to the epoch after
 // it owns none (migrate.Lives), as a restartable instance of the runtime
 // (runtime.AddRestartable). A rescale starts the instances it gives key
@@ -25,8 +24,14 @@ import (
 // retirements: a local instance's, which its runtime starts and ends, and
 // a remote one's, which its outlets and inboxes follow. A process whose
 // instances all wait still writes its checkpoint parts (idle_parts.go).
-// Elsewhere (an elastic job, count-based epochs, a task of fewer
-// instances than processes) an instance runs from start to end.
+// Elsewhere (an elastic job, count-based epochs across processes, a task
+// of fewer instances than processes) an instance runs from start to end.
+// A join must be known before any sender ends the epoch before it: in one
+// process the schedule's lock makes sure (routing.AddAllJoining), and
+// across processes the clock bounds the senders of every process (none
+// ends an epoch before the clock has passed it), which count-based epochs
+// do not: a sender in the planning process may end the join's epoch
+// before a hearing process, whose own senders lag, sets the join.
 
 // liveTask is one task whose instances live by their key groups.
 type liveTask struct {
@@ -71,8 +76,8 @@ func (j *Job) livesBusy(rt *runtime.Runtime) string {
 }
 
 // mayLive returns the tasks whose instances may live by their key groups:
-// in a job whose processes stay, with time-based epochs, whose routing
-// can change, the tasks of at least two instances and one in each
+// in a job whose processes stay, of one process or with time-based
+// epochs, whose routing can change, the tasks of at least two instances and one in each
 // process (each process makes one to learn whether their state moves,
 // chooseLives) whose every input is keyed
 // or comes one to one from another such task (the union after keyed
@@ -81,7 +86,7 @@ func (j *Job) livesBusy(rt *runtime.Runtime) string {
 // once their first instance is made (movable).
 func (w *wiring) mayLive() map[int]bool {
 	j := w.j
-	if j.slots != nil || j.Cfg.EpochRecords > 0 || j.canRescale() != nil {
+	if j.slots != nil || j.Cfg.EpochRecords > 0 && w.pl.procs > 1 || j.canRescale() != nil {
 		return nil
 	}
 	live := map[int]bool{}

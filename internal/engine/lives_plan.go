@@ -81,15 +81,28 @@ func (lp livesPlan) join() {
 	}
 }
 
-// reports sends the checkpoints the first each joining local instance
-// reports to, once the joins are set.
-func (lp livesPlan) reports(c *coordinator) {
+// announce sends the checkpoint the first each joining local instance
+// reports to, before the joins are set: no part from it on is written
+// without the instance.
+func (lp livesPlan) announce(c *coordinator) {
 	if c == nil {
 		return
 	}
 	for _, ch := range lp.joins {
 		if ch.local {
 			c.joinFrom(ch.id, firstReport(c, ch.epoch))
+		}
+	}
+}
+
+// withdraw takes back what announce sent, the joins not set.
+func (lp livesPlan) withdraw(c *coordinator) {
+	if c == nil {
+		return
+	}
+	for _, ch := range lp.joins {
+		if ch.local {
+			c.send(coord.Withdraw{Task: ch.id})
 		}
 	}
 }
@@ -104,12 +117,22 @@ func (lp livesPlan) retire() {
 // livesJoin is what addStarting sets a rescale's joins with, those of
 // the plan *lp holds then: nil in a job without instances that live by
 // their key groups.
-func (j *Job) livesJoin(lp *livesPlan) func() {
+func (j *Job) livesJoin(lp *livesPlan) joiner {
 	if len(j.rescale.lives.tasks) == 0 {
 		return nil
 	}
-	return func() { lp.join() }
+	return livesJoiner{lp, j.coord}
 }
+
+// livesJoiner sets the joins of the plan lp points to.
+type livesJoiner struct {
+	lp *livesPlan
+	c  *coordinator
+}
+
+func (l livesJoiner) announce() { l.lp.announce(l.c) }
+func (l livesJoiner) join()     { l.lp.join() }
+func (l livesJoiner) withdraw() { l.lp.withdraw(l.c) }
 
 // applyKeyed puts in force the steps of one keyed group that a peer
 // announced, with the lives they give the instances that live by their
@@ -146,17 +169,18 @@ func (j *Job) applyKeyed(rcs []migrate.Reconfig) error {
 	}
 	j.rescale.mu.Unlock()
 	if len(lp.joins) > 0 {
-		defer j.settingJoins()() // until its joins' first checkpoints are sent
+		defer j.settingJoins()() // until it is over (idle_parts.go)
 		if now := j.enteredNow(rt, 0); from-1 <= now {
 			return fmt.Errorf("%w: instances join at epoch %d, and epoch %d was entered", routing.ErrTooLate, from-1, now)
 		}
 		if err := lp.lagging(); err != nil {
 			return err
 		}
+		lp.announce(j.coord)
 		if err := tooLate(routing.AddAllJoining([]routing.Addition{{S: s, Tables: tables}}, lp.join)); err != nil {
+			lp.withdraw(j.coord)
 			return err
 		}
-		lp.reports(j.coord)
 	} else {
 		for _, t := range tables {
 			if err := tooLate(s.Add(t)); err != nil {

@@ -170,7 +170,7 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	var kept []string
 	var announce [][]byte
 	var lp livesPlan
-	defer j.settingJoins()() // until its joins' first checkpoints are sent
+	defer j.settingJoins()() // until it is over (idle_parts.go)
 	from, err := j.addStarting(rt, func(from uint64) ([]routing.Addition, error) {
 		var kp []plannedSteps
 		var shareAnn [][]byte
@@ -191,7 +191,6 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if err != nil {
 		return Migration{}, err
 	}
-	lp.reports(j.coord)
 	lp.retire()
 	for _, p := range sp {
 		mg.Sources = append(mg.Sources, p.src.name)
