@@ -87,7 +87,8 @@ type pageFigures struct {
 }
 
 const readFigures = `(() => {
-  if (!document.getElementById("updated")) return {}; // still loading
+  // Still loading while any element read below is not parsed yet.
+  if (["records", "epoch", "throughput", "processes", "updated", "error"].some((id) => !document.getElementById(id))) return {};
   const v = (id) => document.getElementById(id).dataset.value;
   return {Records: Number(v("records")) || 0, Epoch: Number(v("epoch")) || 0, Throughput: v("throughput") || "",
     Nodes: [...document.querySelectorAll("#graph .node")].map((n) => n.dataset.task),
