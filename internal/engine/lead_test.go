@@ -8,6 +8,7 @@ import (
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 )
@@ -144,5 +145,27 @@ func TestAddStartingJoinsOnlyInTime(t *testing.T) {
 	}
 	if announced != 2 || withdrawn != 1 {
 		t.Errorf("%d announced, %d withdrawn; want the refused plan's withdrawn", announced, withdrawn)
+	}
+}
+
+// A join set once a marker of its epoch, or a later one, came from
+// another process may have missed that marker: missedRemote says so for
+// a local instance, and not for a join after every such marker.
+func TestMissedRemoteMarker(t *testing.T) {
+	_, rt, _ := leadJob()
+	in := rt.NewInbox("keyed", 0, 4)
+	if err := in.Sender(0).MarkRemote(progress.Marker{Epoch: 9}); err != nil {
+		t.Fatal(err)
+	}
+	x := rt.Retirement("keyed", 1)
+	for _, c := range []struct {
+		epoch uint64
+		local bool
+		late  bool
+	}{{9, true, true}, {12, true, false}, {9, false, false}} {
+		err := livesPlan{joins: []lifeChange{{x: x, epoch: c.epoch, local: c.local}}}.missedRemote(rt)
+		if (err != nil) != c.late {
+			t.Errorf("join at %d (local %v) after a remote marker of 9: %v; want late %v", c.epoch, c.local, err, c.late)
+		}
 	}
 }

@@ -148,6 +148,10 @@ func (j *Job) Leave(p int, r Rescale) (Migration, error) {
 	if err != nil {
 		return Migration{}, err
 	}
+	if err := lp.missedRemote(rt); err != nil {
+		j.failRun(err) // the tables are in force: the run cannot go on
+		return Migration{}, err
+	}
 	for _, s := range sp {
 		mg.Sources = append(mg.Sources, s.src.name)
 	}

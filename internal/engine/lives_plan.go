@@ -107,6 +107,23 @@ func (lp livesPlan) withdraw(c *coordinator) {
 	}
 }
 
+// missedRemote fails joins set too late for a peer's markers: a marker of
+// the epoch a local instance joins at, or of a later one, came from a
+// sender in another process before the join was set, and the outlet may
+// have dropped it (runtime.MarkRemote), so the instance could take that
+// sender's records of the next epoch before its key groups' state. This
+// process is behind its peers by half the lead or more (its clock, with
+// time-based epochs). It is checked once the joins are set.
+func (lp livesPlan) missedRemote(rt *runtime.Runtime) error {
+	got := rt.RemoteMarked()
+	for _, ch := range lp.joins {
+		if ch.local && got >= ch.epoch {
+			return fmt.Errorf("weir: rescale: an instance joins at epoch %d, and a marker of epoch %d from another process came before the join was set: this process is behind its peers (are the machines' clocks apart?)", ch.epoch, got)
+		}
+	}
+	return nil
+}
+
 // retire sets the retirements, once the tables are in force.
 func (lp livesPlan) retire() {
 	for _, ch := range lp.retires {
@@ -179,6 +196,9 @@ func (j *Job) applyKeyed(rcs []migrate.Reconfig) error {
 		lp.announce(j.coord)
 		if err := tooLate(routing.AddAllJoining([]routing.Addition{{S: s, Tables: tables}}, lp.join)); err != nil {
 			lp.withdraw(j.coord)
+			return err
+		}
+		if err := lp.missedRemote(rt); err != nil {
 			return err
 		}
 	} else {

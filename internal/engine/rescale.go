@@ -191,6 +191,10 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if err != nil {
 		return Migration{}, err
 	}
+	if err := lp.missedRemote(rt); err != nil {
+		j.failRun(err) // the tables are in force: the run cannot go on
+		return Migration{}, err
+	}
 	lp.retire()
 	for _, p := range sp {
 		mg.Sources = append(mg.Sources, p.src.name)
@@ -245,9 +249,11 @@ func (j *Job) entered(rt *runtime.Runtime) (uint64, error) {
 }
 
 // enteredNow is the newest epoch the process has entered, as entered
-// measures it (without its refusals), and at least from.
+// measures it (without its refusals), and at least from; the epochs its
+// peers' markers ended count (a peer ahead has entered them: a join
+// there would come too late for its markers, missedRemote).
 func (j *Job) enteredNow(rt *runtime.Runtime, from uint64) uint64 {
-	e := max(from, j.clockOrCompleted(rt))
+	e := max(from, j.clockOrCompleted(rt), rt.RemoteMarked())
 	for _, s := range j.routedSchedules() {
 		e = max(e, s.Reached())
 	}

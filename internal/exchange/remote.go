@@ -182,7 +182,7 @@ func (p *pump) next() (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", p.from, err)
 		}
-		if err := p.out.Mark(m); err != nil {
+		if err := p.out.MarkRemote(m); err != nil {
 			return false, err
 		}
 		p.m.Flush()

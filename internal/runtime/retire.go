@@ -209,3 +209,28 @@ func (o Outlet) Retired() bool {
 	}
 	return l.marked >= 0 && l.gone.ends(progress.Epoch(l.marked)) || uint64(l.marked+1) < l.gone.Joins()
 }
+
+// MarkRemote is Mark for a marker that a sender in another process sent
+// (a pump hands it on). The runtime notes its epoch first, before the
+// outlet reads whether the receiver has joined: a join set meanwhile at
+// an epoch the marker ends or passes is either seen by the outlet or
+// sees the epoch (RemoteMarked). A final marker is not noted: it is held
+// for the receiver's later joins.
+func (o Outlet) MarkRemote(m progress.Marker) error {
+	if o.in != nil && o.in.rt != nil && !m.Final {
+		r := o.in.rt
+		for e := uint64(m.Epoch); ; {
+			old := r.remoteMarked.Load()
+			if old >= e || r.remoteMarked.CompareAndSwap(old, e) {
+				break
+			}
+		}
+	}
+	return o.Mark(m)
+}
+
+// RemoteMarked is the highest epoch of a marker a sender in another
+// process sent here, other than a final one (0 before the first): a join
+// at that epoch or before, set after the marker came, may have missed it
+// (the outlet dropped it).
+func (r *Runtime) RemoteMarked() uint64 { return r.remoteMarked.Load() }

@@ -113,3 +113,32 @@ func TestRecordForRetiredFails(t *testing.T) {
 		t.Fatalf("Run = %v; want an error about a record for a retired instance", err)
 	}
 }
+
+// A marker from another process is noted before the outlet reads whether
+// its receiver has joined: RemoteMarked is the highest such epoch, final
+// markers left out; the marker still goes, or is dropped, as Mark would.
+func TestMarkRemote(t *testing.T) {
+	rt := New(Config{Records: 10})
+	in := rt.NewInbox("sum", 0, 4)
+	x := rt.Retirement("sum", 0)
+	x.Absent()
+	o := in.Sender(0).Until(x)
+	for _, m := range []progress.Marker{{Epoch: 7}, {Epoch: 5}, {Epoch: 30, Final: true}} {
+		if err := o.MarkRemote(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := rt.RemoteMarked(); got != 7 {
+		t.Errorf("RemoteMarked() = %d; want 7", got)
+	}
+	if n := len(in.chans[0]); n != 0 {
+		t.Errorf("%d markers reached an instance that has not joined; want them dropped", n)
+	}
+	x.Join(8)
+	if err := o.MarkRemote(progress.Marker{Epoch: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(in.chans[0]); n != 1 || rt.RemoteMarked() != 8 {
+		t.Errorf("after the join at 8: %d markers in, RemoteMarked %d; want 1 and 8", n, rt.RemoteMarked())
+	}
+}

@@ -128,7 +128,10 @@ type Runtime struct {
 	retireMu sync.Mutex
 	retire   map[meterKey]*Retirement
 	joins    atomic.Uint64 // joins set on the retirements
-	finals   finals
+	// remoteMarked is the highest epoch of a marker a sender in another
+	// process sent here (MarkRemote), 0 before the first.
+	remoteMarked atomic.Uint64
+	finals       finals
 	// active counts the task and source instances that run or may still
 	// run: not ended, not waiting to take part again (lives.go).
 	active atomic.Int64
