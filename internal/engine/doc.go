@@ -9,8 +9,11 @@
 // with their state (rescale.go plans and announces, handover.go moves,
 // post.go carries it within and between processes, reuse.go sends a key
 // group to another process as a delta on its blob in the newest complete
-// checkpoint when that is smaller), the sources' shares between their
-// instances with their readers' positions (splits*.go), and a process
-// leaves (leave.go); and it stops the job cleanly. Job is what the root
+// checkpoint when that is smaller), keyed instances start and end with
+// their key groups (lives.go, lives_plan.go, pumps.go; a process whose
+// instances all wait still writes its checkpoint parts, idle_parts.go),
+// the sources' shares between their instances with their readers'
+// positions (splits*.go), and a process leaves (leave.go); and it stops
+// the job cleanly. Job is what the root
 // package's NewJob returns.
 package engine

@@ -15,5 +15,8 @@
 // runs: no table may take force at an epoch that a sender of this process
 // has already entered (Add refuses it with ErrTooLate), so every sender
 // routes every epoch by the same table, and so do the receivers that
-// follow their markers.
+// follow their markers. Tables that start instances go in with
+// AddAllJoining, which sets the instances' joins under the schedules'
+// locks, and only if no sender can yet have ended the epoch before a
+// join (a sender enters each epoch before it ends the one before).
 package routing

@@ -33,7 +33,10 @@
 // sent or dropped towards a receiver in another process is held by the
 // runtime and sent again, as the end of the receiver's epoch, each time
 // a later join epoch of that receiver is set (finals.go), so a process
-// that joins after a sender ended does not wait for it.
+// that joins after a sender ended does not wait for it. A marker from a
+// sender in another process goes through Outlet.MarkRemote, which notes
+// its epoch (RemoteMarked) before the outlet reads the receiver's join,
+// so that a join set late for it can be told.
 //
 // An input task instance may be restartable (AddRestartable): it runs
 // from each join epoch to its retirement with a new task that a builder
