@@ -54,13 +54,8 @@ func (c *Coordinator) pending(n uint64) *pending {
 // passed makes checkpoint n's part ready, with the final state of the
 // tasks that ended alone, if no live task reports to it (Passed).
 func (c *Coordinator) passed(n uint64) {
-	if n <= c.taken || n <= c.cfg.From {
-		return
-	}
-	for _, from := range c.live {
-		if from <= n {
-			return // it reports, or skipped n
-		}
+	if n <= c.taken || n <= c.cfg.From || c.FirstLive() <= n {
+		return // written, or a live task reports to it (or skipped it)
 	}
 	c.pending(n)
 	c.highest = max(c.highest, n)

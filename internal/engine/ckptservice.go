@@ -116,6 +116,7 @@ func (c *coordinator) serve(done <-chan struct{}) error {
 			return err
 		}
 	}
+	c.firstLive.Store(m.FirstLive()) // also when no task joined
 	for {
 		select {
 		case ev := <-c.inbox:
@@ -146,7 +147,10 @@ func (s *ckptService) step(ev coord.Event) error {
 	s.c.complete.Store(complete)
 	s.c.written.Store(s.m.NewestWritten())
 	s.c.pending.Store(int64(s.m.Pending()))
-	s.c.firstLive.Store(s.m.FirstLive())
+	switch ev.(type) {
+	case coord.Join, coord.Finish, coord.Withdraw: // the live tasks change
+		s.c.firstLive.Store(s.m.FirstLive())
+	}
 	s.c.gate.setBusy(!s.m.Idle())
 	return err
 }
