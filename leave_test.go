@@ -183,7 +183,7 @@ func TestLeaveRefused(t *testing.T) {
 	for _, c := range []struct {
 		p    int
 		want string
-	}{{2, "there is no process 2"}, {-1, "there is no process -1"}, {0, "process 0 runs"}} {
+	}{{2, "there is no process 2"}, {-1, "there is no process -1"}, {0, "runs only on process 0"}} {
 		if _, err := r.jobs[1].Leave(c.p); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Leave(%d) = %v; want an error saying %q", c.p, err, c.want)
 		}

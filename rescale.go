@@ -162,8 +162,12 @@ func (j *Job) LastJoin() (*Migration, bool) {
 // have (its process may exit 0). The other processes run on. Any process
 // may be asked; it announces the leave to the others. A leaving process
 // must have nothing left to read: its sources' shares must have moved or
-// ended. Process 0, a job with checkpoints and a job that spreads records
-// round robin across processes are refused for now.
+// ended. A process that runs the only instances of an operator (process
+// 0, which runs the single-instance ones, such as a sink without
+// Parallelism) is refused; process 0 leaves a job whose every operator
+// has an instance on another process, and the next process then leads
+// the checkpoints (their stride, the empty parts of the processes gone,
+// the directory's end mark).
 func (j *Job) Leave(p int, opts ...RescaleOption) (*Migration, error) {
 	var r engine.Rescale
 	for _, o := range opts {

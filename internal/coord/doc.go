@@ -21,8 +21,10 @@
 // directory is not shared, trimming the checkpoints that cannot complete.
 //
 // Pace (pace.go), pure as well, is the stride of the checkpoints a job of
-// several processes takes, which process 0 decides from how far the
-// slowest process's writes lag and the others follow.
+// several processes takes, which the leader (the lowest process taking
+// part: process 0 until it leaves) decides from how far the slowest
+// process's writes lag and the others follow, whichever leader's steps
+// they hear first.
 //
 // # Invariants
 //

@@ -1,17 +1,25 @@
 package coord
 
+import (
+	"cmp"
+	"slices"
+)
+
 // A job of several processes takes a checkpoint only if every process
 // takes it: a part missing leaves it incomplete. So the processes cannot
 // each skip a checkpoint while their own store is busy, as a job of one
 // process does; with writes slower than the interval, every process
 // would hold the state of one more checkpoint at each interval. Instead
 // they take every Stride-th due checkpoint, the stride agreed ahead of
-// time: process 0 decides it from how far the slowest process's writes
-// lag behind the checkpoints taken, and announces each change from an
-// epoch the others have not reached (its summaries carry it). A change
-// heard too late (a process has passed that epoch) costs one checkpoint
-// that does not complete, and nothing else: the next one it takes is
-// taken by all.
+// time: the leader (the lowest process that takes part in the
+// checkpoint) decides it from how far the slowest process's writes lag
+// behind the checkpoints taken, and announces each change from an epoch
+// the others have not reached (the summaries carry it). A change heard
+// too late (a process has passed that epoch) costs one checkpoint that
+// does not complete, and nothing else: the next one it takes is taken
+// by all. When the leader leaves, the next one decides the checkpoints
+// from its leave on; steps of the two may be heard in either order, so
+// Add keeps them by their epoch whatever the order it hears them in.
 
 // PaceStep is a stride in force from an epoch on: from checkpoint From
 // on, the checkpoints taken are those whose number of intervals (n /
@@ -60,17 +68,24 @@ func (p *Pace) Last() PaceStep {
 	return p.steps[len(p.steps)-1]
 }
 
-// Add puts s in force if it is newer than the last step (a step heard
-// again, or an older one, changes nothing), and reports whether it did.
-// A stride outside [1, MaxStride] is not taken.
+// Add puts s in force from s.From on, in order of From whatever the
+// order steps are heard in (a step heard again changes nothing; of two
+// steps from the same epoch, by two leaders one after the other, the
+// larger stride holds, on every process alike), and reports whether it
+// changed anything. A stride outside [1, MaxStride] is not taken.
 func (p *Pace) Add(s PaceStep) bool {
 	if s.Stride < 1 || s.Stride > MaxStride {
 		return false
 	}
-	if len(p.steps) > 0 && s.From <= p.Last().From {
-		return false
+	i, found := slices.BinarySearchFunc(p.steps, s.From, func(st PaceStep, from uint64) int { return cmp.Compare(st.From, from) })
+	if found {
+		if s.Stride <= p.steps[i].Stride {
+			return false
+		}
+		p.steps[i] = s
+		return true
 	}
-	p.steps = append(p.steps, s)
+	p.steps = slices.Insert(p.steps, i, s)
 	// The steps before the last few are folded into before: a task far
 	// behind the others still gets the stride in force for it, or the
 	// one just before.

@@ -3,8 +3,9 @@ package coord
 import "testing"
 
 // With no step every due checkpoint is taken; a step from an epoch on
-// takes every Stride-th interval from there; a step heard again, an
-// older one, or a stride out of range changes nothing.
+// takes every Stride-th interval from there; a step heard again, one of
+// the same epoch with a smaller stride, or a stride out of range changes
+// nothing.
 func TestPaceTakes(t *testing.T) {
 	var p Pace
 	for n := uint64(0); n <= 100; n += 10 {
@@ -21,8 +22,8 @@ func TestPaceTakes(t *testing.T) {
 			t.Errorf("stride 4 from 55: Takes(%d) = %v, want %v", n, got, w)
 		}
 	}
-	if p.Add(PaceStep{From: 55, Stride: 2}) || p.Add(PaceStep{From: 40, Stride: 2}) || p.Add(PaceStep{From: 90, Stride: 0}) || p.Add(PaceStep{From: 90, Stride: MaxStride + 1}) {
-		t.Error("a step that is not newer, or out of range, was taken")
+	if p.Add(PaceStep{From: 55, Stride: 4}) || p.Add(PaceStep{From: 55, Stride: 2}) || p.Add(PaceStep{From: 90, Stride: 0}) || p.Add(PaceStep{From: 90, Stride: MaxStride + 1}) {
+		t.Error("a step heard again, a smaller one of the same epoch, or one out of range, was taken")
 	}
 	if p.Stride(200) != 4 || p.Last() != (PaceStep{From: 55, Stride: 4}) {
 		t.Errorf("stride %d, last %+v", p.Stride(200), p.Last())
@@ -37,6 +38,26 @@ func TestPaceTakes(t *testing.T) {
 	// step dropped last, which was in force for it.
 	if oldest := p.steps[0].From; p.Stride(oldest-1) != 1+11%3 {
 		t.Errorf("before the oldest step kept (%d): stride %d, want %d", oldest, p.Stride(oldest-1), 1+11%3)
+	}
+}
+
+// Steps of two leaders, one after the other, put the same strides in
+// force whatever the order they are heard in: by their epochs, and of
+// two from one epoch the larger.
+func TestPaceOrderFree(t *testing.T) {
+	steps := []PaceStep{{From: 40, Stride: 2}, {From: 70, Stride: 8}, {From: 55, Stride: 4}, {From: 55, Stride: 16}, {From: 90, Stride: 1}}
+	want := map[uint64]uint64{30: 1, 40: 2, 54: 2, 55: 16, 69: 16, 70: 8, 89: 8, 90: 1, 500: 1}
+	perm := [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 3, 1}, {3, 2, 1, 0, 4}}
+	for _, order := range perm {
+		var p Pace
+		for _, i := range order {
+			p.Add(steps[i])
+		}
+		for n, w := range want {
+			if got := p.Stride(n); got != w {
+				t.Errorf("heard in order %v: stride %d for checkpoint %d, want %d", order, got, n, w)
+			}
+		}
 	}
 }
 

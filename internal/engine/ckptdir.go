@@ -111,14 +111,14 @@ func (j *Job) compareFrom(id jobid.Identity, dir string, own *checkpoint.Store, 
 }
 
 // markFinished records that the job ran to its end, so that its directory
-// is not resumed: on process 0, once every peer has said its part ran to
-// its end too (one that stopped, or whose final summary did not come,
-// may have work to resume).
+// is not resumed: on the lowest process that did not leave, once every
+// peer has said its part ran to its end too (one that stopped, or whose
+// final summary did not come, may have work to resume).
 func (j *Job) markFinished() error {
-	if j.coord == nil || j.Process() != 0 {
+	if j.coord == nil || j.leaving() || j.coord.leader(notYet-1) != j.Process() {
 		return nil
 	}
-	if x := j.summaries; x != nil && !x.Board().AllEnded(0) {
+	if x := j.summaries; x != nil && !x.Board().AllEnded(j.Process()) {
 		j.Logger().Warn("weir: not every process ran to its end; the checkpoint directory is not marked finished", "dir", j.Cfg.Ckpt.Dir)
 		return nil
 	}

@@ -17,9 +17,9 @@ import (
 // stall. A checkpoint skipped leaves the next one due to be taken.
 //
 // In a job of several processes with time-based epochs (paced) the
-// processes take every Stride-th due checkpoint, by a stride process 0
-// decides from how far the slowest process's writes lag and announces
-// ahead (coord.Pace): a checkpoint completes only once each process has
+// processes take every Stride-th due checkpoint, by a stride the leader
+// (process 0 until it leaves) decides from how far the slowest process's
+// writes lag and announces ahead (coord.Pace): a checkpoint completes only once each process has
 // written its part, and processes that skipped by their own store's pace
 // might never take the same one. With count-based epochs every
 // checkpoint is taken: a
@@ -42,12 +42,12 @@ type gate struct {
 	forced uint64
 	// taken holds the decisions of the recent checkpoints.
 	taken map[uint64]bool
-	// pace is the strides in force (paced). On process 0, which decides
-	// them, lag gives what the decision after taking checkpoint n reads:
-	// the newest checkpoint every process has written its part of, and
-	// the first epoch a change may take force at (nil elsewhere).
+	// pace is the strides in force (paced). lag gives what the decision
+	// after taking checkpoint n reads: whether this process leads n (it
+	// decides only then), the newest checkpoint every process has written
+	// its part of, and the first epoch a change may take force at.
 	pace coord.Pace
-	lag  func(n uint64) (written, from uint64)
+	lag  func(n uint64) (leads bool, written, from uint64)
 }
 
 // take reports whether the tasks take checkpoint n, the same answer to
@@ -66,8 +66,9 @@ func (g *gate) take(n uint64) bool {
 		g.taken = map[uint64]bool{}
 	}
 	if g.paced && v && g.lag != nil {
-		written, from := g.lag(n)
-		g.pace.Decide(n, g.every, written, from) // puts a change in force
+		if leads, written, from := g.lag(n); leads {
+			g.pace.Decide(n, g.every, written, from) // puts a change in force
+		}
 	}
 	g.taken[n] = v
 	for k := range g.taken {
@@ -83,7 +84,7 @@ func (g *gate) take(n uint64) bool {
 // peek reports whether the tasks take checkpoint n, as take would, but
 // without recording the answer or deciding a stride: for a process whose
 // tasks do not ask (idle_parts.go), which must not change what they, or
-// process 0's decisions, will find.
+// the leader's decisions, will find.
 func (g *gate) peek(n uint64) bool {
 	if !g.on && !g.paced {
 		return true
@@ -128,7 +129,7 @@ func (g *gate) paceStep() coord.PaceStep {
 	return g.pace.Last()
 }
 
-// hearPace puts in force a stride step process 0 announced.
+// hearPace puts in force a stride step the leader announced.
 func (g *gate) hearPace(s coord.PaceStep) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

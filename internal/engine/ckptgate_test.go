@@ -37,15 +37,15 @@ func TestGate(t *testing.T) {
 	}
 }
 
-// In a job of several processes, process 0's gate doubles the stride
+// In a job of several processes, the leader's gate doubles the stride
 // while the slowest process's writes lag, from the epoch its lag gives;
 // a process that hears the step takes the same checkpoints from there on,
 // and every task of one process gets the first answer, whatever was
 // heard since.
 func TestGatePaced(t *testing.T) {
 	written := uint64(0)
-	zero := &gate{paced: true, every: 10, lag: func(n uint64) (uint64, uint64) { return written, n + 25 }}
-	one := &gate{paced: true, every: 10}
+	zero := &gate{paced: true, every: 10, lag: func(n uint64) (bool, uint64, uint64) { return true, written, n + 25 }}
+	one := &gate{paced: true, every: 10, lag: func(n uint64) (bool, uint64, uint64) { return false, written, n + 25 }}
 	for n := uint64(10); n <= 30; n += 10 {
 		written = n - 10 // caught up
 		if !zero.take(n) || !one.take(n) {
@@ -100,6 +100,50 @@ func TestGatePacedForced(t *testing.T) {
 	for n, want := range map[uint64]bool{30: false, 40: true, 50: true, 60: true, 70: true} {
 		if g.take(n) != want {
 			t.Errorf("stride 4, forced from 50: take(%d) = %v", n, !want)
+		}
+	}
+}
+
+// When the leader leaves, the next one decides the checkpoints from its
+// leave on: the old one decides nothing after it, the new one nothing
+// before, and the steps of both, heard in either order, agree.
+func TestGateLeaderChanges(t *testing.T) {
+	const leave = 100
+	written := uint64(0)
+	zero := &gate{paced: true, every: 10, lag: func(n uint64) (bool, uint64, uint64) { return n < leave, written, n + 25 }}
+	one := &gate{paced: true, every: 10, lag: func(n uint64) (bool, uint64, uint64) { return n >= leave, written, n + 25 }}
+	written = 10 // behind from the start
+	for n := uint64(20); n < leave; n += 10 {
+		zero.take(n)
+		one.take(n)
+	}
+	if st := one.paceStep(); st.From != 0 {
+		t.Fatalf("process 1 decided %+v before it leads", st)
+	}
+	zst := zero.paceStep()
+	if zst.From == 0 {
+		t.Fatal("the leader decided no step while the writes lagged")
+	}
+	for n := uint64(leave); n < leave+200; n += 10 {
+		zero.take(n)
+		one.take(n)
+	}
+	if st := zero.paceStep(); st != zst {
+		t.Errorf("process 0 decided %+v after its leave", st)
+	}
+	ost := one.paceStep()
+	if ost == zst {
+		t.Fatal("the new leader decided no step while the writes lagged")
+	}
+	// A third process hears the two leaders' newest steps in either order.
+	a, b := &gate{paced: true, every: 10}, &gate{paced: true, every: 10}
+	a.hearPace(zst)
+	a.hearPace(ost)
+	b.hearPace(ost)
+	b.hearPace(zst)
+	for n := uint64(leave); n < leave+400; n += 10 {
+		if a.pace.Stride(n) != b.pace.Stride(n) {
+			t.Fatalf("checkpoint %d: stride %d heard in one order, %d in the other", n, a.pace.Stride(n), b.pace.Stride(n))
 		}
 	}
 }

@@ -176,8 +176,6 @@ func (j *Job) canLeave(p int) error {
 		return errors.New("weir: leave: the job runs in one process, which cannot leave it")
 	case p < 0 || p >= n:
 		return fmt.Errorf("weir: leave: there is no process %d; the job has processes 0 to %d", p, n-1)
-	case p == 0:
-		return errors.New("weir: leave: process 0 runs the job's single-instance operators and cannot leave; ask another process to")
 	case l.from[p] > 0:
 		return fmt.Errorf("weir: leave: process %d leaves already, from epoch %d", p, l.from[p])
 	case !j.slots.present(p):
@@ -188,6 +186,9 @@ func (j *Job) canLeave(p int) error {
 		return fmt.Errorf("weir: leave: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
 	for _, t := range l.tasks {
+		if !j.staysSomewhere(t, p) {
+			return fmt.Errorf("weir: leave: %s runs only on process %d (in %d instance(s)), and an instance cannot move to another process; ask another process to leave, or give %s an instance on every process (weir.Parallelism)", t.name, p, t.par, t.name)
+		}
 		for inst := range t.par {
 			if l.pl.proc(inst, t.par) != p {
 				continue
@@ -207,6 +208,18 @@ func (j *Job) canLeave(p int) error {
 		}
 	}
 	return nil
+}
+
+// staysSomewhere says whether task t keeps an instance on a process
+// that stays, once p has left. It holds j.rescale.mu.
+func (j *Job) staysSomewhere(t taskPar, p int) bool {
+	l := &j.rescale.leave
+	for inst := range t.par {
+		if q := l.pl.proc(inst, t.par); q != p && l.from[q] == 0 && j.slots.present(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // stayingReaders are the instances that read a source's shares from the
@@ -343,13 +356,13 @@ func (c *coordinator) outOf() []int {
 	return out
 }
 
-// writeLeft writes, on process 0, the parts of the processes that have
-// left the job for the checkpoint of part: empty, since they hold
-// nothing from the epoch they left on (their key groups moved, their
-// instances ended), so that the checkpoint completes with the parts of
-// the processes that stay.
+// writeLeft writes, on the checkpoint's leader, the parts of the
+// processes that have left the job for the checkpoint of part (or not
+// joined it yet): empty, since they hold nothing from the epoch they
+// left on (their key groups moved, their instances ended), so that the
+// checkpoint completes with the parts of the processes that stay.
 func (c *coordinator) writeLeft(part checkpoint.Part) error {
-	if c.self != 0 {
+	if c.leader(part.Checkpoint) != c.self {
 		return nil
 	}
 	c.leftMu.Lock()

@@ -26,7 +26,7 @@ func (j *Job) startSummaries(nw transport.Network) {
 		if j.coord != nil {
 			_, m.Complete = j.coord.progress()
 			m.Written = j.coord.newestWritten()
-			if j.Process() == 0 && j.coord.gate.paced {
+			if j.coord.gate.paced {
 				st := j.coord.gate.paceStep()
 				m.PaceFrom, m.PaceStride = st.From, st.Stride
 			}
@@ -43,7 +43,7 @@ func (j *Job) startSummaries(nw transport.Network) {
 			// The stride first: the send waits while the checkpoint
 			// service's inbox is full (a long write), and a process
 			// that writes slowly is the one that must follow it.
-			j.coord.hearPace(m.Process, m.PaceFrom, m.PaceStride)
+			j.coord.hearPace(m.PaceFrom, m.PaceStride)
 			j.coord.send(coord.PeerWrote{Process: m.Process, N: m.Written})
 		}
 		j.checkStop()

@@ -38,8 +38,9 @@ type Message struct {
 	Figures []byte
 	// Pace is the newest stride of the checkpoints the process knows
 	// (internal/coord.PaceStep): from checkpoint PaceFrom on, every
-	// PaceStride-th due checkpoint is taken; 0 and 0 if none. Process 0
-	// decides it; the others follow what it sends.
+	// PaceStride-th due checkpoint is taken; 0 and 0 if none. The leader
+	// (process 0 until it leaves) decides it; every process passes on the
+	// newest it knows.
 	PaceFrom, PaceStride uint64
 	// Reconfigs are the reconfigurations (internal/migrate's encoding,
 	// opaque here) the process asked for last, announced to every peer
