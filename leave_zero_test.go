@@ -167,7 +167,8 @@ func TestLeaveProcessZero(t *testing.T) {
 
 // A job crashes after process 0 left it and a checkpoint without it
 // completed; all its processes restart from that checkpoint (process 0
-// too, which then owns nothing), and every word's counts go on from it.
+// too, which then owns nothing: the checkpoint recorded the routing in
+// force), and every word's counts go on from it.
 func TestLeaveProcessZeroThenCrash(t *testing.T) {
 	in := wordsInput(12000)
 	dir := t.TempDir()
@@ -198,6 +199,14 @@ func TestLeaveProcessZeroThenCrash(t *testing.T) {
 		t.Fatalf("process 1: %v; want the crash", err)
 	}
 	second := startWords(ctx, in, 2, opts, nil)
+	// The checkpoint recorded the routing in force, which gives process
+	// 0's instances no key group: none of them runs in the second run.
+	// (Only process 0's instances saved it before, so a restart fell
+	// back to the first routing, which gives them half.)
+	second.await(ctx, 2000)
+	if n := runningHere(second.jobs[0].Stats(), 0, "count"); n != 0 {
+		t.Errorf("%d instances of count run in process 0, which owned no key group at the checkpoint", n)
+	}
 	second.wg.Wait()
 	for i, err := range second.errs {
 		if err != nil {
@@ -230,4 +239,48 @@ func TestLeaveProcessZeroThenCrash(t *testing.T) {
 			t.Errorf("%s: the second run counted from %d to %d in %d counts; want every count from its first up to %d", k, low[k], high[k], got, n)
 		}
 	}
+}
+
+// In an elastic job of three whose every task has an instance on each
+// process, process 0 leaves; a fourth process then joins, and process 1,
+// now the longest present, lets it in: the joiner hears its answer,
+// takes key groups, and every word's counts are the plain count's.
+func TestJoinAfterProcessZeroLeft(t *testing.T) {
+	in := wordsInput(20000)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := &elasticRun{slots: transport.NewLocalSlots(4), jobs: make([]*weir.Job, 4), errs: make([]error, 4)}
+	outs := make([]*kept[wordCount], 4)
+	opts := []weir.JobOption{weir.Workers(2), weir.BatchInterval(20 * time.Millisecond), weir.ElasticCluster(3)}
+	build := func(p int) func(j *weir.Job) {
+		return func(j *weir.Job) {
+			outs[p] = wordCountEverywhere(j, in, 8, nil)
+			j.AdmitJoins(weir.WithStrategy(weir.AllAtOnce))
+		}
+	}
+	for p := range 3 {
+		r.start(ctx, t, p, build(p), opts...)
+	}
+	for r.jobs[1].Metrics().Records < 1000 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.leaveSlot(t, 1, 0)
+	r.start(ctx, t, 3, build(3), append(opts, weir.JoinCluster())...)
+	r.wait(t)
+	if m, ok := r.jobs[0].LastJoin(); ok {
+		t.Errorf("process 0, which left, let in %+v", m)
+	}
+	if m, ok := r.jobs[1].LastJoin(); !ok || m.Join == 0 || m.Moves == 0 || len(m.Sources) != 1 {
+		t.Errorf("process 1's join: %+v (%v); want key groups and the shares of words moved to the joiner", m, ok)
+	}
+	var all []wordCount
+	for _, o := range outs {
+		o.mu.Lock()
+		all = append(all, o.recs...)
+		o.mu.Unlock()
+	}
+	if len(outs[3].recs) == 0 {
+		t.Error("the process that joined counted nothing")
+	}
+	checkWordCounts(t, in, all)
 }

@@ -133,9 +133,11 @@ func (m *Migration) Wait(ctx context.Context) error {
 	return nil
 }
 
-// AdmitJoins sets how process 0 of an elastic job (ElasticCluster)
-// moves key groups onto a process that joins: the strategy and the
-// options of a rescale (default Batched). Call it before Run.
+// AdmitJoins sets how this process of an elastic job (ElasticCluster)
+// moves key groups onto a process that joins, when it is the one that
+// admits joins (the process present longest: process 0 until it leaves,
+// then the next): the strategy and the options of a rescale (default
+// Batched). Call it before Run, on every process.
 func (j *Job) AdmitJoins(opts ...RescaleOption) {
 	var r engine.Rescale
 	for _, o := range opts {
@@ -144,8 +146,8 @@ func (j *Job) AdmitJoins(opts ...RescaleOption) {
 	j.e.AdmitWith(r)
 }
 
-// LastJoin returns, on process 0 of an elastic job, the migration of the
-// last process it let in (Migration.Join is the epoch it takes part
+// LastJoin returns, on the process of an elastic job that let it in
+// (see AdmitJoins), the migration of the last process it let in (Migration.Join is the epoch it takes part
 // from); false before any joined.
 func (j *Job) LastJoin() (*Migration, bool) {
 	m, ok := j.e.LastJoin()

@@ -40,7 +40,7 @@ func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.port, "port", 7070, "port to listen on under SLURM (plus the task's rank on its node) or Kubernetes")
 	fs.StringVar(&f.secret, "secret", "", "secret shared by the job's processes (default $WEIR_SECRET)")
 	fs.IntVar(&f.members, "members", 0, "an elastic job: the first `N` processes of --peers start it, the others may join it while it runs (--join)")
-	fs.StringSliceVar(&f.join, "join", nil, "join the running elastic job (--members) at `ADDR` (host:port of any of its processes), taking the slot of --process: one past the members, or a member's (not process 0's) whose process left (default, for a process past the members: process 0's address)")
+	fs.StringSliceVar(&f.join, "join", nil, "join the running elastic job (--members) at `ADDR` (host:port of any of its processes), taking the slot of --process: one past the members, or a member's (not process 0's) whose process left (default, for a process past the members: the other processes' addresses, tried in turn from process 0's)")
 	fs.DurationVar(&f.meshTimeout, "mesh-timeout", transport.DefaultDialTimeout, "how long the job's processes wait for each other to connect")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM `FILE` of this process's certificate: with --tls-key and --tls-ca, the job's connections are mutual TLS 1.3")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM `FILE` of the private key of --tls-cert")
@@ -113,13 +113,25 @@ func (f *clusterFlags) options() []weir.JobOption {
 	if f.members > 0 && f.resolved.Self >= f.members && len(join) == 0 {
 		// A process of a slot past the members (a new pod of a scaled
 		// StatefulSet, whose arguments are its siblings') joins the
-		// running job through process 0.
-		join = f.resolved.Peers[:1]
+		// running job through the first of the others that answers,
+		// process 0 first.
+		join = otherPeers(f.resolved)
 	}
 	if len(join) > 0 {
 		opts = append(opts, weir.JoinCluster(join...))
 	}
 	return opts
+}
+
+// otherPeers are the addresses of c's other processes, in slot order.
+func otherPeers(c cluster.Cluster) []string {
+	var out []string
+	for i, a := range c.Peers {
+		if i != c.Self {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // single refuses a distributed run of a command that runs in one process.

@@ -129,10 +129,11 @@ func TestJoinRefusedFlags(t *testing.T) {
 
 // A process of a slot past the members without --join (a new pod of a
 // scaled StatefulSet, started with its siblings' arguments) joins
-// through process 0; a member does not join.
-func TestJoinDefaultsToProcessZero(t *testing.T) {
-	peers := []string{"web-0.weir:7070", "web-1.weir:7070", "web-2.weir:7070"}
-	for self, want := range map[int][]string{0: nil, 1: nil, 2: peers[:1]} {
+// through the first of the others that lets it in, process 0 first (it
+// may have left); a member does not join.
+func TestJoinDefaultsToTheOthers(t *testing.T) {
+	peers := []string{"web-0.weir:7070", "web-1.weir:7070", "web-2.weir:7070", "web-3.weir:7070"}
+	for self, want := range map[int][]string{0: nil, 1: nil, 2: {peers[0], peers[1], peers[3]}, 3: peers[:3]} {
 		f := clusterFlags{members: 2, resolved: cluster.Cluster{Self: self, Peers: peers, From: "kubernetes"}}
 		var cfg dataflow.JobConfig
 		for _, o := range f.options() {

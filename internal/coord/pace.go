@@ -37,10 +37,11 @@ const MaxStride = 64
 type Pace struct {
 	steps []PaceStep // by increasing From
 	// before is the stride before the first step: 1, or the last
-	// dropped step's.
-	before uint64
-	calm   int    // decisions in a row that found the writes caught up
-	behind uint64 // checkpoints waiting at the last decision
+	// dropped step's, from dropped on (0: none dropped).
+	before  uint64
+	dropped uint64
+	calm    int    // decisions in a row that found the writes caught up
+	behind  uint64 // checkpoints waiting at the last decision
 }
 
 // Stride is the stride in force for checkpoint n.
@@ -74,8 +75,8 @@ func (p *Pace) Last() PaceStep {
 // larger stride holds, on every process alike), and reports whether it
 // changed anything. A stride outside [1, MaxStride] is not taken.
 func (p *Pace) Add(s PaceStep) bool {
-	if s.Stride < 1 || s.Stride > MaxStride {
-		return false
+	if s.Stride < 1 || s.Stride > MaxStride || p.dropped > 0 && s.From <= p.dropped {
+		return false // a step folded into before already, heard again
 	}
 	i, found := slices.BinarySearchFunc(p.steps, s.From, func(st PaceStep, from uint64) int { return cmp.Compare(st.From, from) })
 	if found {
@@ -91,7 +92,7 @@ func (p *Pace) Add(s PaceStep) bool {
 	// one just before.
 	if len(p.steps) > 8 {
 		drop := len(p.steps) - 8
-		p.before = p.steps[drop-1].Stride
+		p.before, p.dropped = p.steps[drop-1].Stride, p.steps[drop-1].From
 		p.steps = append(p.steps[:0], p.steps[drop:]...)
 	}
 	return true

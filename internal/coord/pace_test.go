@@ -39,6 +39,16 @@ func TestPaceTakes(t *testing.T) {
 	if oldest := p.steps[0].From; p.Stride(oldest-1) != 1+11%3 {
 		t.Errorf("before the oldest step kept (%d): stride %d, want %d", oldest, p.Stride(oldest-1), 1+11%3)
 	}
+	// A step dropped already, heard again (a peer passes on the newest
+	// it knows), changes nothing.
+	for i := range 12 {
+		if p.Add(PaceStep{From: uint64(100 + 10*i), Stride: uint64(1 + i%3)}) {
+			t.Errorf("the dropped step from %d, heard again, was taken", 100+10*i)
+		}
+	}
+	if oldest := p.steps[0].From; p.Stride(oldest-1) != 1+11%3 || len(p.steps) != 8 {
+		t.Errorf("after dropped steps heard again: stride %d before %d, %d steps", p.Stride(oldest-1), oldest, len(p.steps))
+	}
 }
 
 // Steps of two leaders, one after the other, put the same strides in

@@ -16,7 +16,8 @@ import (
 	"github.com/weirstream/weir/internal/transport"
 )
 
-// joinChannel carries process 0's answer to a process that joins: its
+// joinChannel carries the admitting process's answer to a process that
+// joins: its
 // bootstrap, or why it cannot join (the summaries use 0xFFFFFFFF, the
 // handovers 0xFFFFFFFE, the source notes 0xFFFFFFFD).
 const joinChannel = 0xFFFFFFFC
@@ -103,9 +104,9 @@ func (j *Job) bootstrap(p int, at uint64) ([]byte, error) {
 // decodeBoot reads a bootstrap; a refusal comes back as its reason.
 func decodeBoot(b []byte) (*boot, error) {
 	if len(b) > 0 && b[0] == bootRefused {
-		return nil, fmt.Errorf("process 0 refused: %s", b[1:])
+		return nil, fmt.Errorf("refused: %s", b[1:])
 	}
-	bad := errors.New("a corrupt answer from process 0")
+	bad := errors.New("corrupt")
 	if len(b) == 0 || b[0] != bootOK {
 		return nil, bad
 	}
@@ -180,29 +181,36 @@ func sendRefusal(nw transport.Network, p int, why error) {
 	sendBootstrap(nw, p, append([]byte{bootRefused}, why.Error()...))
 }
 
-// awaitBootstrap, on a process that joins, waits for process 0's answer
-// and takes in the schedules it gives: the keyed routing and, for
+// awaitBootstrap, on a process that joins, waits for the answer of the
+// process that admits joins (join.go's admitter; process 0 until it
+// leaves) and takes in the schedules it gives: the keyed routing and, for
 // newSplits, the shares.
 func (j *Job) awaitBootstrap(ctx context.Context, nw transport.Network) error {
 	wait := max(j.Cfg.MeshTimeout, time.Minute)
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() {
-		nw.Abort(fmt.Errorf("weir: process %d had no answer from process 0 within %v", nw.Self(), wait))
+		nw.Abort(fmt.Errorf("weir: process %d had no answer to its join from the job's processes within %v", nw.Self(), wait))
 	})
 	defer stop()
-	r := nw.Receiver(joinChannel, 0)
-	msg, err := r.Recv()
+	var peers []int
+	if el, ok := nw.(transport.Elastic); ok {
+		for _, q := range el.Members() {
+			if q != nw.Self() {
+				peers = append(peers, q)
+			}
+		}
+	}
+	msg, admitter, err := transport.RecvFirst(nw, joinChannel, peers)
 	if err != nil {
 		return fmt.Errorf("weir: joining the job: %w", err)
 	}
 	bt, err := decodeBoot(msg)
-	r.Release()
 	if err != nil {
-		return fmt.Errorf("weir: joining the job: %w", err)
+		return fmt.Errorf("weir: joining the job: process %d's answer: %w", admitter, err)
 	}
 	if bt.joins[nw.Self()] != bt.at {
-		return fmt.Errorf("weir: joining the job: process 0 let in another process (slot %d) at epoch %d", nw.Self(), bt.at)
+		return fmt.Errorf("weir: joining the job: process %d let in another process (slot %d) at epoch %d", admitter, nw.Self(), bt.at)
 	}
 	for par, ts := range bt.keyed {
 		s, err := routing.Restore(ts)

@@ -6,6 +6,7 @@ import (
 	"github.com/weirstream/weir/internal/runtime"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -161,6 +162,23 @@ func (c *coordinator) allInstances(op string) [][]byte {
 		all[i] = c.restored[dataflow.BlobKey{Op: op, Inst: i}]
 	}
 	return all
+}
+
+// lowestInstances returns, per operator whose name ends in suffix, the
+// restored instance blob of its lowest instance that saved one: the
+// blobs every instance saves alike (the routing and share tables).
+func (c *coordinator) lowestInstances(suffix string) map[string][]byte {
+	out := map[string][]byte{}
+	low := map[string]int{}
+	for k, data := range c.restored {
+		if k.Inst < 0 || !strings.HasSuffix(k.Op, suffix) {
+			continue
+		}
+		if i, ok := low[k.Op]; !ok || k.Inst < i {
+			low[k.Op], out[k.Op] = k.Inst, data
+		}
+	}
+	return out
 }
 
 func (c *coordinator) restoredInstance(op string, inst int) ([]byte, bool) {

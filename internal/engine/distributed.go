@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/weirstream/weir/internal/plan"
@@ -55,36 +56,50 @@ func (j *Job) meshConfig(p *plan.Physical) transport.Config {
 	}
 }
 
-// probeTimeout bounds the probe of process 0 by a process of a member's
-// slot.
+// probeTimeout bounds the probe of each other process by a process of a
+// member's slot.
 const probeTimeout = 5 * time.Second
 
-// joinIfRunning makes a process of a member's slot (not process 0's),
-// started without JoinCluster, join the job if it runs already: its
-// slot's process left, and this one takes the slot again (a pod of a
-// StatefulSet scaled down below the members, then up). It asks process
-// 0 (transport.Probe); if the job is starting, or process 0 does not
-// answer, the process starts the job with the other members.
-func (j *Job) joinIfRunning(ctx context.Context, p *plan.Physical) {
+// joinIfRunning makes a process of a member's slot, started without
+// JoinCluster, join the job if it runs already: its slot's process left,
+// and this one takes the slot again (a pod of a StatefulSet scaled down
+// below the members, then up). It asks the other processes in turn,
+// process 0 first (transport.Probe), until one answers (process 0 may
+// have left too); if the job is starting, or none answers, the process
+// starts the job with the other members. Slot 0 cannot be taken again: a
+// process 0 that finds the job running without it fails before it opens
+// the checkpoints, which the running job writes.
+func (j *Job) joinIfRunning(ctx context.Context, p *plan.Physical) error {
 	c := j.Cfg.Cluster
-	if c == nil || !c.Elastic() || c.Joining() || c.Net != nil || c.Self == 0 || c.Self >= c.Members {
-		return
+	if c == nil || !c.Elastic() || c.Joining() || c.Net != nil || c.Self >= c.Members {
+		return nil
 	}
-	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	running, err := transport.Probe(pctx, j.meshConfig(p), c.Peers[0])
-	switch {
-	case err != nil:
-		j.Logger().Info("weir: process 0 did not answer whether the job runs; starting it with the members", "process", c.Self, "err", err)
-	case running:
-		j.Logger().Info("weir: the job runs already: this process joins it, taking its slot again", "process", c.Self)
-		c.Joins, c.Join = true, []string{c.Peers[0]}
+	for q, addr := range c.Peers {
+		if q == c.Self {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		running, err := transport.Probe(pctx, j.meshConfig(p), addr)
+		cancel()
+		switch {
+		case err != nil:
+			j.Logger().Info("weir: a process did not answer whether the job runs", "process", c.Self, "asked", q, "err", err)
+			continue
+		case running && c.Self == 0:
+			return fmt.Errorf("weir: the elastic job runs already without process 0 (process %d says so): process 0 left it, and its slot cannot be taken again; start this process in a free slot with --join", q)
+		case running:
+			j.Logger().Info("weir: the job runs already: this process joins it, taking its slot again", "process", c.Self, "through", q)
+			c.Joins, c.Join = true, []string{addr}
+		}
+		return nil
 	}
+	j.Logger().Info("weir: no process answered whether the job runs; starting it with the members", "process", c.Self)
+	return nil
 }
 
 // startElastic sets up the slots of an elastic job: on a process that
 // starts it, the first Members take part from the start and the others
-// are absent; one that joins waits for process 0's bootstrap.
+// are absent; one that joins waits for the admitter's bootstrap.
 func (j *Job) startElastic(ctx context.Context, net transport.Network) error {
 	c := j.Cfg.Cluster
 	if !c.Elastic() {

@@ -13,7 +13,10 @@
 // their key groups (lives.go, lives_plan.go, pumps.go; a process whose
 // instances all wait still writes its checkpoint parts, idle_parts.go),
 // the sources' shares between their instances with their readers'
-// positions (splits*.go), and a process leaves (leave.go); and it stops
-// the job cleanly. Job is what the root
+// positions (splits*.go), a process leaves (leave.go; process 0 too,
+// when no operator runs on it alone: the lowest process taking part
+// then leads the checkpoints, pace.go) or joins (join.go, bootstrap.go;
+// the process present longest admits it, admit.go); and it stops the job
+// cleanly. Job is what the root
 // package's NewJob returns.
 package engine

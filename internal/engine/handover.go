@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -386,8 +385,10 @@ func (x *handover) move(m progress.Marker, prev uint64) error {
 	return nil
 }
 
-// routingSuffix names the blob, saved by instance 0 of each keyed task,
-// that records its routing tables at a checkpoint.
+// routingSuffix names the blob, saved by every instance of each keyed
+// task (the same tables: any instance, process 0's included, may have
+// left by then), that records its routing tables at a checkpoint; a
+// restart reads the lowest instance's (lowestInstances).
 const routingSuffix = "#routing"
 
 // routingSnap saves the tables in force after the checkpoint's epoch.
@@ -469,17 +470,14 @@ func (j *Job) restoredSchedules() error {
 	if j.coord == nil || j.coord.restored == nil {
 		return nil
 	}
-	for k, data := range j.coord.restored {
-		if k.Inst != 0 || !strings.HasSuffix(k.Op, routingSuffix) {
-			continue
-		}
+	for op, data := range j.coord.lowestInstances(routingSuffix) {
 		ts, err := decodeTables(data)
 		if err != nil {
-			return fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, k.Op, err)
+			return fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, op, err)
 		}
 		s, err := routing.Restore(ts)
 		if err != nil {
-			return fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, k.Op, err)
+			return fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, op, err)
 		}
 		if ts[0].Groups() == j.Cfg.KeyGroups {
 			j.SetSchedule(ts[0].Instances(), s)

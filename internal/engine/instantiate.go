@@ -444,7 +444,7 @@ func (w *wiring) newTask(t plan.Task, inst int, b birth) (runtime.InputTask, []d
 	w.unmovable(t, *snaps)
 	if x := w.handover(n.Name, t.Parallelism, inst, *snaps, tc.View, first); x != nil {
 		it = hookMarks(it, x.after)
-		if j.coord != nil && inst == 0 {
+		if j.coord != nil {
 			*snaps = append(*snaps, dataflow.SnapEntry{Op: n.Name + routingSuffix, S: routingSnap{x}})
 		}
 	} else {

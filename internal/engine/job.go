@@ -157,7 +157,9 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	j.joinIfRunning(ctx, p)
+	if err := j.joinIfRunning(ctx, p); err != nil {
+		return err
+	}
 	j.mu.Lock()
 	j.reg = metrics.NewRegistry(j.Process())
 	j.mu.Unlock()

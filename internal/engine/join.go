@@ -12,14 +12,12 @@ import (
 	"github.com/weirstream/weir/internal/migrate"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/routing"
-	"github.com/weirstream/weir/internal/runtime"
 	"github.com/weirstream/weir/internal/summary"
-	"github.com/weirstream/weir/internal/transport"
 )
 
 // A process joins a running elastic job as a leave goes, in reverse.
-// Process 0 (which never leaves) lets it in: on the mesh's Joined event
-// it plans, from an epoch J far enough ahead for every process to hear
+// The admitter (admit.go: process 0 until it leaves) lets it in: on the
+// mesh's Joined event it plans, from an epoch J far enough ahead for every process to hear
 // of it, that the slot takes part from J, and that its instances take
 // key groups (migrate.Spread over the instances present, in steps of
 // the rescale's strategy from J+1) and source shares (from J+1). It
@@ -39,71 +37,14 @@ const joinPrefix = "join/"
 // (its message continues with the one under way).
 var errBusy = errors.New("weir: rescale")
 
-// watchSlots follows the slots of an elastic job as the network reports
-// them: a slot whose process left (the gates of the next process to take
-// it wait for that), and, on process 0, each process that joins, which it
-// lets in: when the mesh reports it, the join is planned and announced,
-// and the joiner is sent its bootstrap (or why it cannot join).
-func (j *Job) watchSlots(rt *runtime.Runtime, el transport.Elastic) {
-	rt.AddService("watch-slots", func(done <-chan struct{}) error {
-		for {
-			select {
-			case ev, ok := <-el.Events():
-				if !ok {
-					return nil
-				}
-				switch {
-				case ev.Kind == transport.Left:
-					j.slots.leftNet(ev.Slot)
-				case ev.Kind == transport.Joined && j.Process() == 0 && j.takeable(ev.Slot):
-					j.admit(ev.Slot, el, done)
-				}
-			case <-done:
-				return nil
-			}
-		}
-	})
-}
-
-// takeable says whether a process may join in slot p: it has none, or
-// the one it had has left.
-func (j *Job) takeable(p int) bool {
-	if !j.slots.present(p) {
-		return true
-	}
-	j.rescale.mu.Lock()
-	defer j.rescale.mu.Unlock()
-	return j.rescale.leave.from[p] > 0
-}
-
-// admit lets process p in, retrying while a reconfiguration is under
-// way; a join that cannot be is refused, and p told why.
-func (j *Job) admit(p int, el transport.Elastic, done <-chan struct{}) {
-	for {
-		boot, mg, err := j.planJoin(p)
-		if err == nil {
-			j.Logger().Info("weir: a process joins the job", "process", p, "epoch", mg.Join, "steps", mg.Steps, "moves", mg.Moves)
-			sendBootstrap(el, p, boot)
-			return
-		}
-		if !errors.Is(err, errBusy) {
-			j.Logger().Warn("weir: a process cannot join the job", "process", p, "reason", err)
-			sendRefusal(el, p, err)
-			return
-		}
-		select {
-		case <-done:
-			return
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
 // planJoin plans, announces and puts in force here that process p takes
 // part from the first free epoch, and returns its bootstrap.
 func (j *Job) planJoin(p int) ([]byte, Migration, error) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
+	if j.admitter() != j.Process() {
+		return nil, Migration{}, errNotAdmitter
+	}
 	if err := j.canJoin(p); err != nil {
 		return nil, Migration{}, err
 	}
@@ -368,15 +309,16 @@ func (j *Job) checkPresent(n, par int) error {
 	return nil
 }
 
-// AdmitWith sets how process 0 of an elastic job moves key groups onto
-// the processes that join (r.Instances is not used).
+// AdmitWith sets how this process of an elastic job moves key groups
+// onto the processes that join, when it admits them (admit.go; set it on
+// every process that may: r.Instances is not used).
 func (j *Job) AdmitWith(r Rescale) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()
 	j.rescale.join = r
 }
 
-// LastJoin is the last join process 0 let in, if any.
+// LastJoin is the last join this process let in, if any.
 func (j *Job) LastJoin() (Migration, bool) {
 	j.rescale.mu.Lock()
 	defer j.rescale.mu.Unlock()

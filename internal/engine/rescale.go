@@ -64,10 +64,16 @@ type rescaleState struct {
 	pars map[int]bool
 	// leave is what this process knows of processes that leave.
 	leave leaveState
-	// join is how process 0 moves key groups onto a process that joins;
-	// joined the last join it planned (Join 0: none yet).
+	// join is how this process, when it admits joins (admit.go), moves
+	// key groups onto a process that joins; joined the last join it
+	// planned (Join 0: none yet).
 	join   Rescale
 	joined Migration
+	// ended holds, per peer whose final summary came, the epoch its
+	// slot took part from then (which process of the slot it was);
+	// admitKick wakes the admission when one comes.
+	ended     map[int]uint64
+	admitKick chan struct{}
 	// heard holds, by peer, the announcement of its last put in force.
 	heard map[int][][]byte
 	// lives is the tasks whose instances live by their key groups.

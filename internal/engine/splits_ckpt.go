@@ -60,7 +60,7 @@ func encodeTables(name string, ts []*partition.Table) ([]byte, error) {
 func (j *Job) restoredShares() (map[string]*routing.Schedule, error) {
 	out := map[string]*routing.Schedule{}
 	if j.boot != nil {
-		// A process that joined starts from what process 0 sent.
+		// A process that joined starts from what its admitter sent.
 		for name, ts := range j.boot.shares {
 			s, err := routing.JoinShares(ts)
 			if err != nil {
@@ -73,9 +73,9 @@ func (j *Job) restoredShares() (map[string]*routing.Schedule, error) {
 	if j.coord == nil || j.coord.restored == nil {
 		return out, nil
 	}
-	for k, data := range j.coord.restored {
-		name, ok := strings.CutSuffix(k.Op, sharesSuffix)
-		if !ok || k.Inst != 0 || !strings.HasPrefix(name, "source:") {
+	for op, data := range j.coord.lowestInstances(sharesSuffix) {
+		name, _ := strings.CutSuffix(op, sharesSuffix)
+		if !strings.HasPrefix(name, "source:") {
 			continue
 		}
 		ts, err := decodeTables(data)
@@ -91,7 +91,7 @@ func (j *Job) restoredShares() (map[string]*routing.Schedule, error) {
 			s, err = routing.RestoreShares(ts)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, k.Op, err)
+			return nil, fmt.Errorf("weir: checkpoint %d: %s: %w", j.coord.from, op, err)
 		}
 		out[strings.TrimPrefix(name, "source:")] = s
 	}
@@ -102,12 +102,11 @@ func (j *Job) restoredShares() (map[string]*routing.Schedule, error) {
 // checkpoints: it resumes at the position its share had (or, if the
 // checkpoint had other shares, at what their readers left) and saves its
 // share's position at each checkpoint, with the state of the operators
-// fused into it and, on instance 0, the share tables.
+// fused into it and the share tables (every instance alike: any, process
+// 0's included, may have left by then).
 func (j *Job) checkpointShares(x *shareTask, inst, par int, snaps []dataflow.SnapEntry) error {
 	op := sourceOp(x.src.name)
-	if inst == 0 {
-		snaps = append(snaps, dataflow.SnapEntry{Op: op + sharesSuffix, S: sharesSnap{x}})
-	}
+	snaps = append(snaps, dataflow.SnapEntry{Op: op + sharesSuffix, S: sharesSnap{x}})
 	x.saves = true
 	r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: x.reportPos, count: x.st.Count}}
 	if err := r.restore(par, j.Routing(par)); err != nil {

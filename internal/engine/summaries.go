@@ -38,6 +38,9 @@ func (j *Job) startSummaries(nw transport.Network) {
 	}, func(m summary.Message) {
 		j.heard(m.Process, m.Reconfigs)
 		j.peerEnding(m.Process, m.Ending || m.Final)
+		if m.Final {
+			j.peerEnded(m.Process) // after its announcements
+		}
 		j.releaseLives(false)
 		if j.coord != nil {
 			// The stride first: the send waits while the checkpoint
