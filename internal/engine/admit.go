@@ -85,7 +85,10 @@ func (j *Job) admits() bool {
 }
 
 // admitter is the process that admits joins now, or -1 while the one
-// before leaves and has not ended yet. It holds j.rescale.mu.
+// before leaves and has not ended yet. One whose final summary came is
+// passed over, whether it left or ran to its end (then the next refuses
+// the join, the job ending, instead of leaving the joiner without an
+// answer). It holds j.rescale.mu.
 func (j *Job) admitter() int {
 	type cand struct {
 		from uint64
@@ -99,12 +102,13 @@ func (j *Job) admitter() int {
 	}
 	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.p, b.p)) })
 	for _, c := range cs {
+		if at, ok := j.rescale.ended[c.p]; ok && at == c.from {
+			continue // it has ended (left, or ran to its end: the next refuses)
+		}
 		if j.rescale.leave.from[c.p] == 0 {
 			return c.p
 		}
-		if at, ok := j.rescale.ended[c.p]; !ok || at != c.from {
-			return -1 // it leaves, and may admit until it knows
-		}
+		return -1 // it leaves, and may admit until it knows
 	}
 	return -1
 }
