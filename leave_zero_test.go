@@ -286,3 +286,51 @@ func TestJoinAfterProcessZeroLeft(t *testing.T) {
 	}
 	checkWordCounts(t, in, all)
 }
+
+// Once process 0 has left, a rescale spreads the key groups and shares
+// over the instances of the processes that stay: to fewer, then to all
+// of them; one to more instances than take part is refused. The counts
+// are the plain count's.
+func TestRescaleAfterProcessZeroLeft(t *testing.T) {
+	in := wordsInput(15000)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := startWords(ctx, in, 3, nil, nil) // 2 instances of each task on each process
+	r.await(ctx, 1000)
+	m, err := r.jobs[1].Leave(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-r.done[0]
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.jobs[2].Rescale(5); err == nil || !strings.Contains(err.Error(), "4 run on processes that take part") {
+		t.Errorf("a rescale to 5 of the 4 instances that take part: %v; want it refused", err)
+	}
+	for _, c := range []struct{ ask, to int }{{2, 2}, {1, 4}} {
+		var m *weir.Migration
+		for {
+			if m, err = r.jobs[c.ask].Rescale(c.to); err == nil || !strings.Contains(err.Error(), "ask again") {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatalf("rescale to %d after process 0 left, asked of process %d: %v", c.to, c.ask, err)
+		}
+		if m.Moves == 0 || len(m.Sources) != 1 {
+			t.Errorf("the rescale to %d moves %d key groups and the shares of %v; want some, and words'", c.to, m.Moves, m.Sources)
+		}
+		if err := m.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.wg.Wait()
+	for i, err := range r.errs {
+		if err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+	}
+	checkWordCounts(t, in, r.all())
+}

@@ -86,12 +86,15 @@ type Migration struct {
 }
 
 // Rescale spreads the key groups of the job's keyed operators over
-// their first instances instances, while the job runs: at each step's
+// their first instances instances, while the job runs (the first of
+// those whose process takes part in the job: one that has not joined an
+// elastic job, or that leaves or has left, runs none; fewer taking part
+// than asked is refused): at each step's
 // epoch boundary the old owners hand the moving key groups' state
 // (windows, joins, process state and timers) to the new ones, which hold
 // the records of those key groups until it has arrived; nothing else
 // waits. At the first step's boundary the sources' input is split anew
-// over their first instances instances: the instances that read until
+// over the same instances: the instances that read until
 // then hand over their readers' positions, and the new readers resume
 // what they left (weir.Rescalable), so every record is still read once;
 // the other instances read nothing and stay idle. Sources whose readers

@@ -293,20 +293,36 @@ func (j *Job) markAbsent() {
 	}
 }
 
-// checkPresent refuses a rescale onto the first n instances of par when
-// some run in a slot without a process, or in one that leaves.
-func (j *Job) checkPresent(n, par int) error {
+// rescaleTargets is the instances of an operator of par instances that a
+// rescale to n spreads its key groups or shares over: the first n (all,
+// when par is smaller) of those whose process takes part in the job (it
+// has joined, and it neither leaves nor has left). It refuses when fewer
+// than n of par instances take part, naming the first that does not. It
+// holds j.rescale.mu.
+func (j *Job) rescaleTargets(n, par int) ([]int, error) {
 	l := &j.rescale.leave
-	for inst := range min(n, par) {
+	var out []int
+	absent := -1
+	for inst := 0; inst < par && len(out) < n; inst++ {
 		q := l.pl.proc(inst, par)
-		if !j.slots.present(q) {
-			return fmt.Errorf("weir: rescale to %d instances: instance %d runs in process %d, which has not joined the job", n, inst, q)
-		}
-		if l.from[q] > 0 {
-			return fmt.Errorf("weir: rescale to %d instances: instance %d runs in process %d, which leaves the job", n, inst, q)
+		if j.slots.present(q) && l.from[q] == 0 {
+			out = append(out, inst)
+		} else if absent < 0 {
+			absent = inst
 		}
 	}
-	return nil
+	if len(out) == min(n, par) {
+		return out, nil
+	}
+	if len(out) > 0 && n > par {
+		return out, nil // a group of fewer instances spreads over all it has
+	}
+	q := l.pl.proc(absent, par)
+	why := "has not joined the job"
+	if l.from[q] > 0 {
+		why = fmt.Sprintf("leaves the job (or has left it) from epoch %d", l.from[q])
+	}
+	return nil, fmt.Errorf("weir: rescale to %d instances: of the %d instances of an operator, %d run on processes that take part (instance %d runs in process %d, which %s)", n, par, len(out), absent, q, why)
 }
 
 // AdmitWith sets how this process of an elastic job moves key groups

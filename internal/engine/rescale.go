@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,22 +153,22 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if r.Instances > most {
 		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the %s run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, what, most)
 	}
-	for par := range scheds {
-		if err := j.checkPresent(r.Instances, par); err != nil {
-			return Migration{}, err
-		}
-	}
+	pars := slices.Collect(maps.Keys(scheds))
 	for _, src := range srcs {
-		if err := j.checkPresent(r.Instances, src.par); err != nil {
+		pars = append(pars, src.par)
+	}
+	targets := map[int][]int{} // by the instances of an operator
+	for _, par := range pars {
+		if targets[par], err = j.rescaleTargets(r.Instances, par); err != nil {
 			return Migration{}, err
 		}
 	}
 	contiguous := func(par int, _ *partition.Table, from uint64) (*partition.Table, error) {
-		// A group of fewer instances spreads over all of them.
-		t := partition.Contiguous(j.Cfg.KeyGroups, min(r.Instances, par))
+		to := targets[par]
+		t := partition.Contiguous(j.Cfg.KeyGroups, len(to))
 		owner := make([]int, t.Groups())
 		for kg := range owner {
-			owner[kg] = t.Owner(partition.KeyGroup(kg))
+			owner[kg] = to[t.Owner(partition.KeyGroup(kg))]
 		}
 		return partition.NewTable(from, par, owner)
 	}
@@ -185,7 +186,7 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 			return nil, err
 		}
 		lp = j.planLives(rt, kp, from)
-		if sp, kept, shareAnn, err = j.planShares(from, func(_ string, par int) []int { return firstN(min(r.Instances, par)) }, false); err != nil {
+		if sp, kept, shareAnn, err = j.planShares(from, func(_ string, par int) []int { return targets[par] }, false); err != nil {
 			return nil, err
 		}
 		announce = append(announce, shareAnn...)

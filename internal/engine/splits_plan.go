@@ -16,15 +16,6 @@ type sharePlan struct {
 	table *partition.Table
 }
 
-// firstN is the instances 0 to n-1.
-func firstN(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 // planShares plans moving the shares of every movable source so that,
 // from epoch from, the instances readers(name, par) read it, share i by
 // the i-th (a nil or unchanged list leaves it as it is). A source whose
