@@ -111,23 +111,6 @@ func TestRates(t *testing.T) {
 	}
 }
 
-func TestDS2Example(t *testing.T) {
-	// PAPERS.md: source 100/s -> Op1 (p=1, λp=50, λo=400) -> Op2 (λp 100
-	// per instance): π1 = 2, Op1's projected output 800, π2 = 8.
-	got := DS2Parallelism([]DS2Node{
-		{Source: true, Target: 100, Parallelism: 1},
-		{Upstream: []int{0}, Parallelism: 1, Processing: 50, Output: 400},
-		{Upstream: []int{1}, Parallelism: 1, Processing: 100, Output: 100},
-	})
-	if !reflect.DeepEqual(got, []int{1, 2, 8}) {
-		t.Fatalf("parallelism %v, want [1 2 8]", got)
-	}
-	// Two instances of λp 100 each are 200 per operator: 100 per instance.
-	if got := DS2Parallelism([]DS2Node{{Source: true, Target: 250}, {Upstream: []int{0}, Parallelism: 2, Processing: 200, Output: 200}}); got[1] != 3 {
-		t.Fatalf("parallelism %v, want 3 for 250/s at 100/s per instance", got)
-	}
-}
-
 func TestLoadsSum(t *testing.T) {
 	js := JobStats{Processes: []ProcessStats{
 		{Loads: []KeyGroupLoad{{Operator: "b", Counts: []int64{1, 2}}, {Operator: "a", Counts: []int64{5}}}},

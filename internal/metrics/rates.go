@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"math"
 	"sort"
 	"time"
 )
@@ -174,47 +173,6 @@ func (js JobStats) Loads() []KeyGroupLoad {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Operator < out[b].Operator })
 	return out
-}
-
-// DS2Node is one operator of a DS2 sizing: its upstream operators (indices
-// of earlier nodes: the nodes are in topological order), its current
-// parallelism and true rates (the operator's, summed over its
-// instances), or, for a source, the target rate.
-type DS2Node struct {
-	Upstream    []int
-	Parallelism int
-	Processing  float64
-	Output      float64
-	Source      bool
-	Target      float64
-}
-
-// DS2Parallelism returns DS2's optimal parallelism of each node, in one
-// pass from the sources: a node's target input is the sum of its
-// upstream nodes' projected outputs (a source's is its target rate; a
-// node's projected output is its target input times Output/Processing),
-// and its parallelism that input over its true processing rate per
-// instance, rounded up (a source keeps its own).
-func DS2Parallelism(nodes []DS2Node) []int {
-	out := make([]float64, len(nodes))
-	par := make([]int, len(nodes))
-	for i, n := range nodes {
-		if n.Source {
-			out[i], par[i] = n.Target, n.Parallelism
-			continue
-		}
-		var in float64
-		for _, u := range n.Upstream {
-			in += out[u]
-		}
-		if n.Processing > 0 {
-			out[i] = in * n.Output / n.Processing
-			par[i] = max(1, int(math.Ceil(in/(n.Processing/float64(max(n.Parallelism, 1)))-1e-9)))
-		} else {
-			par[i] = max(n.Parallelism, 1)
-		}
-	}
-	return par
 }
 
 // AssignLoads fills the KeyGroupLo and KeyGroups of every instance of a
