@@ -311,7 +311,7 @@ func TestRescaleAfterProcessZeroLeft(t *testing.T) {
 	for _, c := range []struct{ ask, to int }{{2, 2}, {1, 4}} {
 		var m *weir.Migration
 		for {
-			if m, err = r.jobs[c.ask].Rescale(c.to); err == nil || !strings.Contains(err.Error(), "ask again") {
+			if m, err = r.jobs[c.ask].Rescale(c.to); err == nil || !strings.Contains(err.Error(), "ask again") || ctx.Err() != nil {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)

@@ -76,8 +76,8 @@ type Migration struct {
 	// it takes no part in; Join, for one that joins (Job.LastJoin), the
 	// first it takes part in.
 	Leave, Join uint64
-	// Sources are the sources whose shares move to the first instances
-	// at First; KeptSources names the others with why they read on as
+	// Sources are the sources whose shares move to the instances the
+	// key groups go to (Rescale) at First; KeptSources names the others with why they read on as
 	// they did (a reader that cannot resume other readers' records, that
 	// is not weir.Rescalable; count-based epochs, under which an instance
 	// that reads nothing would end no epoch).
@@ -88,8 +88,9 @@ type Migration struct {
 // Rescale spreads the key groups of the job's keyed operators over
 // their first instances instances, while the job runs (the first of
 // those whose process takes part in the job: one that has not joined an
-// elastic job, or that leaves or has left, runs none; fewer taking part
-// than asked is refused): at each step's
+// elastic job, or that leaves or has left, runs none; an operator of no
+// more instances than asked spreads over all of its that take part, and
+// one of more with fewer than asked taking part is refused): at each step's
 // epoch boundary the old owners hand the moving key groups' state
 // (windows, joins, process state and timers) to the new ones, which hold
 // the records of those key groups until it has arrived; nothing else

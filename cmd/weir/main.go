@@ -44,7 +44,7 @@ func rootCmd() *cobra.Command {
 	run := &cobra.Command{Use: "run JOB", Short: "Run a built-in job"}
 	run.AddCommand(runYSBCmd(), runWordcountCmd(), runNexmarkCmd())
 	bench := &cobra.Command{Use: "bench JOB", Short: "Benchmark a built-in job and print one JSON object"}
-	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd(), benchNexmarkCmd(), benchRescaleCmd())
+	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd(), benchNexmarkCmd(), benchRescaleCmd(), benchAutoscaleCmd())
 	bench.AddCommand(benchReportCmd())
 	gen := &cobra.Command{Use: "gen EVENTS", Short: "Write generated events to a file"}
 	gen.AddCommand(genNexmarkCmd())

@@ -33,7 +33,8 @@ func rescaleCmd() *cobra.Command {
 		Use:   "rescale (--to N | --leave P) ADDR",
 		Short: "Rescale a running job's keyed operators to N instances, or make process P leave it",
 		Long: `Asks a running job to spread the key groups of its keyed operators over
-their first --to instances, while it runs, and prints the migration
+their first --to instances whose processes take part in the job (one
+that has left is passed over), while it runs, and prints the migration
 announced: the epochs its steps take force at and the key groups that move.
 
 ADDR is the host:port of the --ui or --metrics server of any of the job's

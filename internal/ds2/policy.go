@@ -16,10 +16,12 @@ type Policy struct {
 	// instances of an operator before it gets them (at least 1); it gets
 	// the fewest of those asked for.
 	Activation int
-	// DownWindow is how many intervals in a row must ask for fewer
-	// instances (two or more fewer) before an operator gives them up (at
-	// least Activation); it keeps the most of those asked for. Jobs that
-	// scale down on one low interval scale up again on the next.
+	// DownWindow is how many intervals in a row, none of them catching up
+	// on a backlog, must ask for fewer instances (two or more fewer)
+	// before an operator gives them up (at least Activation); it keeps the
+	// most of those asked for. Jobs that scale down on one low interval
+	// scale up again on the next. Decreases of one are never taken, so an
+	// operator at two instances stays at two or more.
 	DownWindow int
 	// OverProvision is the share of instances added to each sizing:
 	// ⌈π(1+OverProvision)⌉ (0: none).
@@ -114,26 +116,30 @@ func NewDecider(p Policy, current []int) (*Decider, error) {
 func (d *Decider) Current() []int { return slices.Clone(d.cur) }
 
 // Step takes one interval's band (catchingUp: a source works through a
-// backlog, so no operator scales down) and returns the parallelism in
-// force after it, and whether it changed.
+// backlog) and returns the parallelism in force after it, and whether it
+// changed. An operator the band did not measure keeps its instances.
 func (d *Decider) Step(b Band, catchingUp bool) ([]int, bool) {
-	if len(b.Parallelism) != len(d.cur) || len(b.Up) != len(d.cur) || len(b.Down) != len(d.cur) {
-		panic(fmt.Sprintf("ds2: a band of %d operators for a decider of %d", len(b.Parallelism), len(d.cur)))
+	n := len(d.cur)
+	if len(b.Parallelism) != n || len(b.Up) != n || len(b.Down) != n || b.Max != nil && len(b.Max) != n || b.Measured != nil && len(b.Measured) != n {
+		panic(fmt.Sprintf("ds2: a band of %d operators for a decider of %d", len(b.Parallelism), n))
 	}
 	if d.warm > 0 {
 		d.warm--
 		return d.Current(), false
 	}
-	d.asks = append(d.asks, ask{d.provisioned(b.Parallelism, b.Max), d.provisioned(b.Up, b.Max), d.provisioned(b.Down, b.Max)})
+	d.asks = append(d.asks, ask{d.provisioned(b.Parallelism, b.Max), d.provisioned(b.Up, b.Max), d.provisioned(b.Down, b.Max), catchingUp})
 	if keep := max(d.p.Activation, d.p.DownWindow); len(d.asks) > keep {
 		d.asks = d.asks[len(d.asks)-keep:]
 	}
 	next, changed := slices.Clone(d.cur), false
 	for i, c := range d.cur {
-		if n, ok := d.agreed(i, d.p.Activation, func(a ask) bool { return a.up[i] > c }, least); ok {
-			next[i], changed = n, true
-		} else if n, ok := d.agreed(i, d.p.DownWindow, func(a ask) bool { return a.down[i] <= c-2 }, most); ok && n <= c-2 && !catchingUp {
-			next[i], changed = n, true
+		if b.Measured != nil && !b.Measured[i] {
+			continue
+		}
+		if up, ok := d.agreed(i, d.p.Activation, func(a ask) bool { return a.up[i] > c }, least); ok && up > c {
+			next[i], changed = up, true
+		} else if down, ok := d.agreed(i, d.p.DownWindow, func(a ask) bool { return a.down[i] <= c-2 && !a.catchingUp }, most); ok && down <= c-2 {
+			next[i], changed = down, true
 		}
 	}
 	if changed {
@@ -144,15 +150,18 @@ func (d *Decider) Step(b Band, catchingUp bool) ([]int, bool) {
 
 // ask is one interval's parallelisms, over-provisioned and within Max: at
 // the target utilization, and at the band's upper and lower edges.
-type ask struct{ at, up, down []int }
+type ask struct {
+	at, up, down []int
+	catchingUp   bool
+}
 
 // provisioned is par over-provisioned, within the operators' Max.
 func (d *Decider) provisioned(par, most []int) []int {
 	out := make([]int, len(par))
 	for i, p := range par {
 		out[i] = max(1, int(math.Ceil(float64(p)*(1+d.p.OverProvision)-1e-9)))
-		if m := most[i]; m > 0 {
-			out[i] = min(out[i], m)
+		if most != nil && most[i] > 0 {
+			out[i] = min(out[i], most[i])
 		}
 	}
 	return out

@@ -38,6 +38,8 @@ func TestDeciderPolicy(t *testing.T) {
 		{3, true, 6, false}, // catching up
 		{4, true, 6, false},
 		{2, true, 6, false},
+		{3, false, 6, false}, // the window still holds intervals that caught up
+		{4, false, 6, false},
 		{2, false, 4, true}, // three intervals of two or more fewer: the most of them
 	}
 	for i, s := range steps {
@@ -51,6 +53,49 @@ func TestDeciderPolicy(t *testing.T) {
 	s.Max[1] = 6
 	if got, _ := d.Step(s, false); !reflect.DeepEqual(got, []int{5, 6}) {
 		t.Errorf("4 and 5 over-provisioned by a quarter, the second at most 6: %v; want [5 6]", got)
+	}
+}
+
+// The band's edges decide whether to act, the target how far: an
+// operator at 4 whose target is 5 but whose top edge is 4 stays; one
+// whose top edge is 5 goes to the target, 6.
+func TestDeciderBandEdges(t *testing.T) {
+	d, _ := NewDecider(Policy{Activation: 1, DownWindow: 1, Utilization: 0.8, Boundary: 0.1}, []int{4})
+	b := Band{Sizing: Sizing{Parallelism: []int{5}}, Up: []int{4}, Down: []int{3}}
+	if got, changed := d.Step(b, false); changed || got[0] != 4 {
+		t.Errorf("inside the band: %v, changed %v", got, changed)
+	}
+	b = Band{Sizing: Sizing{Parallelism: []int{6}}, Up: []int{5}, Down: []int{5}}
+	if got, changed := d.Step(b, false); !changed || got[0] != 6 {
+		t.Errorf("above the band's top: %v, changed %v; want 6", got, changed)
+	}
+}
+
+// A hot key group whose sizing at the band's top asks for more than at
+// its target never shrinks the operator through the rule for growing,
+// nor reports changes that change nothing; an operator that processed
+// nothing keeps its instances whatever the over-provisioning.
+func TestDeciderHotAndUnmeasured(t *testing.T) {
+	counts := []float64{85, 50, 50, 50, 50, 50, 50, 50, 50}
+	ops := []Operator{{Source: true, Target: 485, Instances: 1},
+		{Upstream: []int{0}, Instances: 8, Processing: 800, Output: 800, KeyGroups: counts},
+		{Upstream: []int{1}, Instances: 3}}
+	for _, over := range []float64{0, 0.2} {
+		pol := DefaultPolicy
+		pol.WarmUp, pol.OverProvision = 0, over
+		d, _ := NewDecider(pol, []int{1, 8, 3})
+		ops[1].Instances, ops[1].Processing = 8, 800
+		for i := range 50 {
+			b, err := pol.Size(ops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, changed := d.Step(b, false)
+			if got[1] < 8 || got[2] != 3 || changed && got[1] == ops[1].Instances {
+				t.Fatalf("over-provisioning %v, interval %d: %v (changed %v) from [1 %d 3]; band %+v", over, i, got, changed, ops[1].Instances, b)
+			}
+			ops[1].Instances, ops[1].Processing = got[1], 100*float64(got[1])
+		}
 	}
 }
 

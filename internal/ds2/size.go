@@ -22,7 +22,8 @@ type Operator struct {
 	Processing, Output float64
 	// Source marks a source; Target is then the records per second it must
 	// sustain (its observed input rate, and more while it catches up on a
-	// backlog). A measured source is sized like any operator.
+	// backlog). A measured source is sized like any operator, its target
+	// as its input: it passes on Target times Output over Processing.
 	Source bool
 	Target float64
 	// KeyGroups are the records each key group of a keyed operator
@@ -43,12 +44,18 @@ type Hot struct {
 
 // Sizing is the parallelism of each operator of a Size, with why.
 type Sizing struct {
-	// Parallelism is each operator's optimal parallelism (within Max).
+	// Parallelism is each operator's optimal parallelism (within Max). A
+	// keyed operator's assumes its key groups placed by load (heaviest
+	// first onto the least loaded instance, as internal/placement does);
+	// contiguous ranges of key groups may need more.
 	Parallelism []int
 	// Input is each operator's target input rate, records per second.
 	Input []float64
 	// Max is each operator's bound, as given (0: none).
 	Max []int
+	// Measured is false for an operator that processed nothing: its
+	// parallelism is its instances (within Max), and a Decider leaves it.
+	Measured []bool
 	// Hot are the key groups that keep an operator from its target;
 	// Capped the operators that need more instances than their Max.
 	Hot    []Hot
@@ -65,7 +72,7 @@ func Size(ops []Operator, utilization float64) (Sizing, error) {
 	if err := check(ops); err != nil {
 		return Sizing{}, err
 	}
-	s := Sizing{Parallelism: make([]int, len(ops)), Input: make([]float64, len(ops)), Max: make([]int, len(ops))}
+	s := Sizing{Parallelism: make([]int, len(ops)), Input: make([]float64, len(ops)), Max: make([]int, len(ops)), Measured: make([]bool, len(ops))}
 	out := make([]float64, len(ops)) // projected output rates
 	for i, op := range ops {
 		in := op.Target
@@ -78,10 +85,17 @@ func Size(ops []Operator, utilization float64) (Sizing, error) {
 		s.Input[i], s.Max[i] = in, op.Max
 		if op.Processing == 0 {
 			out[i], s.Parallelism[i] = in, op.Instances
+			if op.Max > 0 {
+				s.Parallelism[i] = min(op.Instances, op.Max)
+			}
 			continue
 		}
+		s.Measured[i] = true
 		out[i] = in * op.Output / op.Processing
 		capacity := op.Processing / float64(op.Instances) * utilization
+		if !finite(in/capacity) || !finite(out[i]) {
+			return Sizing{}, fmt.Errorf("ds2: %s: a target input of %v records a second at %v an instance, passing on %v: the rates are too far apart to size", op.Name, in, capacity, out[i])
+		}
 		par := max(1, ceil(in/capacity))
 		if op.KeyGroups != nil {
 			var hot *Hot

@@ -53,26 +53,28 @@ func TestSizeRatesAndJoins(t *testing.T) {
 // group of half the input at 300/s exceeds any instance: the sizing says
 // which. An operator that needs more than its Max is capped and named.
 func TestSizeSkew(t *testing.T) {
-	keyed := func(target float64, counts []float64, most int) Operator {
+	keyed := func(counts []float64, most int) Operator {
 		return Operator{Upstream: []int{0}, Instances: 1, Processing: 100, Output: 100, KeyGroups: counts, Max: most}
 	}
 	src := func(target float64) Operator { return Operator{Source: true, Target: target, Instances: 1} }
-	s, err := Size([]Operator{src(180), keyed(180, []float64{6, 6, 0, 6}, 0)}, 1)
+	s, err := Size([]Operator{src(180), keyed([]float64{6, 6, 0, 6}, 0)}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Parallelism[1] != 3 || len(s.Hot) != 0 {
 		t.Errorf("three equal key groups at 180/s, 100/s an instance: %v, hot %v; want 3 and none", s.Parallelism, s.Hot)
 	}
-	s, _ = Size([]Operator{src(180), keyed(180, []float64{50, 10, 10, 10, 10, 5, 3, 2}, 0)}, 1)
+	s, _ = Size([]Operator{src(180), keyed([]float64{50, 10, 10, 10, 10, 5, 3, 2}, 0)}, 1)
 	if s.Parallelism[1] != 2 {
 		t.Errorf("key groups that pack into 2: %v", s.Parallelism)
 	}
-	s, _ = Size([]Operator{src(300), keyed(300, []float64{50, 10, 10, 10, 10, 5, 3, 2}, 0)}, 1)
-	if len(s.Hot) != 1 || s.Hot[0] != (Hot{Operator: 1, KeyGroup: 0, Need: 150, Capacity: 100}) {
-		t.Errorf("key group 0 takes half of 300/s against 100/s an instance: hot %+v", s.Hot)
+	s, _ = Size([]Operator{src(300), keyed([]float64{50, 10, 10, 10, 10, 5, 3, 2}, 0)}, 1)
+	// The hot key group alone, the rest (150/s in groups of 30/s and
+	// less) on two.
+	if len(s.Hot) != 1 || s.Hot[0] != (Hot{Operator: 1, KeyGroup: 0, Need: 150, Capacity: 100}) || s.Parallelism[1] != 3 {
+		t.Errorf("key group 0 takes half of 300/s against 100/s an instance: hot %+v, parallelism %v", s.Hot, s.Parallelism)
 	}
-	s, _ = Size([]Operator{src(1000), keyed(1000, nil, 4)}, 1)
+	s, _ = Size([]Operator{src(1000), keyed(nil, 4)}, 1)
 	if s.Parallelism[1] != 4 || !reflect.DeepEqual(s.Capped, []int{1}) {
 		t.Errorf("10 instances needed, at most 4: %v, capped %v", s.Parallelism, s.Capped)
 	}

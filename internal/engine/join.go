@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,12 +294,42 @@ func (j *Job) markAbsent() {
 	}
 }
 
+// targetsOf is, by an operator's instance count, the instances a rescale
+// to n spreads it over (rescaleTargets), for the keyed operators of
+// scheds and every source: a source that cannot move gets an empty list,
+// so that the plan names it among those kept. It refuses, for the
+// smallest count first, what rescaleTargets refuses for a keyed operator
+// or a source that can move. It holds j.rescale.mu.
+func (j *Job) targetsOf(n int, scheds map[int]*routing.Schedule) (map[int][]int, error) {
+	movable := map[int]bool{}
+	for par := range scheds {
+		movable[par] = true
+	}
+	for _, src := range j.splits.sources {
+		movable[src.par] = movable[src.par] || src.canMove()
+	}
+	pars := slices.Sorted(maps.Keys(movable))
+	out := map[int][]int{}
+	for _, par := range pars {
+		t, err := j.rescaleTargets(n, par)
+		switch {
+		case err != nil && movable[par]:
+			return nil, err
+		case err != nil:
+			t = []int{}
+		}
+		out[par] = t
+	}
+	return out, nil
+}
+
 // rescaleTargets is the instances of an operator of par instances that a
-// rescale to n spreads its key groups or shares over: the first n (all,
-// when par is smaller) of those whose process takes part in the job (it
-// has joined, and it neither leaves nor has left). It refuses when fewer
-// than n of par instances take part, naming the first that does not. It
-// holds j.rescale.mu.
+// rescale to n spreads its key groups or shares over: the first n of
+// those whose process takes part in the job (it has joined, and it
+// neither leaves nor has left), or all of those when par is at most n.
+// It refuses when par is more than n and fewer than n take part, naming
+// the first instance that does not, or when none takes part. It holds
+// j.rescale.mu.
 func (j *Job) rescaleTargets(n, par int) ([]int, error) {
 	l := &j.rescale.leave
 	var out []int
@@ -311,18 +342,15 @@ func (j *Job) rescaleTargets(n, par int) ([]int, error) {
 			absent = inst
 		}
 	}
-	if len(out) == min(n, par) {
+	if len(out) == n || len(out) > 0 && par <= n {
 		return out, nil
-	}
-	if len(out) > 0 && n > par {
-		return out, nil // a group of fewer instances spreads over all it has
 	}
 	q := l.pl.proc(absent, par)
 	why := "has not joined the job"
 	if l.from[q] > 0 {
 		why = fmt.Sprintf("leaves the job (or has left it) from epoch %d", l.from[q])
 	}
-	return nil, fmt.Errorf("weir: rescale to %d instances: of the %d instances of an operator, %d run on processes that take part (instance %d runs in process %d, which %s)", n, par, len(out), absent, q, why)
+	return nil, fmt.Errorf("weir: rescale to %d: of the %d instances of an operator, %d run on processes that take part (instance %d runs in process %d, which %s)", n, par, len(out), absent, q, why)
 }
 
 // AdmitWith sets how this process of an elastic job moves key groups

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,15 +152,9 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 	if r.Instances > most {
 		return Migration{}, fmt.Errorf("weir: rescale to %d instances: the %s run %d instances, the most they can use; start the job with more workers (and ActiveInstances to leave some idle)", r.Instances, what, most)
 	}
-	pars := slices.Collect(maps.Keys(scheds))
-	for _, src := range srcs {
-		pars = append(pars, src.par)
-	}
-	targets := map[int][]int{} // by the instances of an operator
-	for _, par := range pars {
-		if targets[par], err = j.rescaleTargets(r.Instances, par); err != nil {
-			return Migration{}, err
-		}
+	targets, err := j.targetsOf(r.Instances, scheds)
+	if err != nil {
+		return Migration{}, err
 	}
 	contiguous := func(par int, _ *partition.Table, from uint64) (*partition.Table, error) {
 		to := targets[par]

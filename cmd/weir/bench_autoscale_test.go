@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A small simulation prints one line per rate step, steady run, the
+// placement gaps and each rescale placed: every step settles in at most
+// three decisions inside the band, the steady runs change nothing, the
+// heuristic is within 5 % of the least cost and moves less state than
+// balancing alone.
+func TestBenchAutoscaleSimulate(t *testing.T) {
+	r := mustSucceed(t, "bench", "autoscale", "--simulate", "--rates", "1e6,6e6,2e6", "--key-groups", "256", "--s", "0.2",
+		"--steady-intervals", "300", "--problems", "40", "--placement", "128:4:5")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3+3+1+1 {
+		t.Fatalf("%d lines; want 8:\n%s", len(lines), r.stdout)
+	}
+	for _, l := range lines[:3] {
+		m := oneJSON(t, l)
+		if number(t, m, "steps") > 3 || m["in_band"] != true || m["feasible"] != true {
+			t.Errorf("rate step %s: want at most 3 decisions, in the band, feasible", l)
+		}
+	}
+	for _, l := range lines[3:6] {
+		if m := oneJSON(t, l); number(t, m, "changes") != 0 {
+			t.Errorf("steady run %s: want no change", l)
+		}
+	}
+	if m := oneJSON(t, lines[6]); m["placement"] != "exact" || number(t, m, "worst_gap") > 0.05 || number(t, m, "solved") < 30 {
+		t.Errorf("placement gaps %s", lines[6])
+	}
+	m := oneJSON(t, lines[7])
+	if m["placement"] != "rescale" || number(t, m, "imbalance") > 1.1 || number(t, m, "moved_share") >= number(t, m, "moved_share_without_move_cost") {
+		t.Errorf("rescale placed %s", lines[7])
+	}
+}
+
+func TestBenchAutoscaleRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "only --simulate runs yet"},
+		{[]string{"--simulate", "--rates", "1e6,x"}, "--rates"},
+		{[]string{"--simulate", "--rates", "-5"}, "--rates"},
+		{[]string{"--simulate", "--placement", "128:4"}, "--placement"},
+		{[]string{"--simulate", "--placement", "128:400:5"}, "--placement"},
+		{[]string{"--simulate", "--target-utilization", "0"}, "target utilization"},
+		{[]string{"--simulate", "--utilization-boundary", "0.9"}, "boundary"},
+		{[]string{"--simulate", "--activation", "0"}, "activation"},
+		{[]string{"--simulate", "--key-groups", "0"}, "--key-groups"},
+		{[]string{"--simulate", "--noise", "1"}, "noise"},
+		{[]string{"--simulate", "--policy-interval", "0s"}, "--policy-interval"},
+	} {
+		mustFail(t, append([]string{"bench", "autoscale"}, c.args...), c.want)
+	}
+}
