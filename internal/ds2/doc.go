@@ -22,6 +22,11 @@
 // alone exceeds one instance's capacity no parallelism can meet the
 // target, and the sizing names it (Hot).
 //
+// FromStats builds the operators of a sizing from a running job's tasks
+// and two snapshots of its figures (internal/metrics): the interval's
+// records in and out over useful time, the records sent to each key
+// group, and for a source, which keeps its instances, the rate it read.
+//
 // A Policy sizes at a target utilization and at the two edges of a band
 // around it (Policy.Size gives the three as a Band), as Flink's autoscaler
 // does, so that rates wandering inside the band change nothing. Decider

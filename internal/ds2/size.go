@@ -31,6 +31,9 @@ type Operator struct {
 	KeyGroups []float64
 	// Max is the most instances it may run (0: no bound).
 	Max int
+	// Keep keeps its instances (a source whose readers its input fixes):
+	// its measured rates still give its projected output.
+	Keep bool
 }
 
 // Hot is a key group that alone exceeds one instance's capacity at its
@@ -53,8 +56,9 @@ type Sizing struct {
 	Input []float64
 	// Max is each operator's bound, as given (0: none).
 	Max []int
-	// Measured is false for an operator that processed nothing: its
-	// parallelism is its instances (within Max), and a Decider leaves it.
+	// Measured is false for an operator that processed nothing or is
+	// kept: its parallelism is its instances (within Max), and a Decider
+	// leaves it.
 	Measured []bool
 	// Hot are the key groups that keep an operator from its target;
 	// Capped the operators that need more instances than their Max.
@@ -83,15 +87,18 @@ func Size(ops []Operator, utilization float64) (Sizing, error) {
 			}
 		}
 		s.Input[i], s.Max[i] = in, op.Max
-		if op.Processing == 0 {
-			out[i], s.Parallelism[i] = in, op.Instances
+		out[i] = in
+		if op.Processing > 0 {
+			out[i] = in * op.Output / op.Processing
+		}
+		if op.Processing == 0 || op.Keep {
+			s.Parallelism[i] = op.Instances
 			if op.Max > 0 {
 				s.Parallelism[i] = min(op.Instances, op.Max)
 			}
 			continue
 		}
 		s.Measured[i] = true
-		out[i] = in * op.Output / op.Processing
 		capacity := op.Processing / float64(op.Instances) * utilization
 		if !finite(in/capacity) || !finite(out[i]) {
 			return Sizing{}, fmt.Errorf("ds2: %s: a target input of %v records a second at %v an instance, passing on %v: the rates are too far apart to size", op.Name, in, capacity, out[i])
