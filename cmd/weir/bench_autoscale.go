@@ -42,13 +42,17 @@ that passes on 1 %, a sink of 2 k), whose true rates stray by --noise
 each interval: for each rate of --rates, the decider acts on the sizings
 until it has been still for a scale-down window, and a line gives the
 parallelism after each decision (source, parse, window, sink), their
-count, the final one and the optimum from a sweep of fixed parallelisms
-under the same model (not from the planner), and whether the final one
-lies in the policy's band around it. Then a steady run of
+count, the final one and the optimum from the model alone (input over
+capacity, and for the keyed window a sweep of fixed parallelisms placed
+by the placement heuristic; not from the sizing), and whether the final
+one lies in the policy's band around it (over-provisioned as the policy
+says, and one more, a decrease of one not being taken; null when a key
+group alone is above an instance's capacity and no parallelism serves
+the rate, whose optimum entry is then 0). Then a steady run of
 --steady-intervals intervals at each rate counts the changes; the
 placement heuristic against branch and bound on --problems small random
-problems; and rescales of skewed key groups (--placement) with and
-without the cost of moving state.
+problems; and rescales of skewed key groups (--placement, "" for none)
+with and without the cost of moving state.
 
 The live experiment, on a running job, is not built yet: --simulate is
 required.`,
@@ -95,8 +99,8 @@ func parseRates(s string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(r > 0) || math.IsInf(r, 1) {
-			return nil, fmt.Errorf("--rates %q: %q is not a positive rate", s, f)
+		if err != nil || !(r > 0) || r > 1e12 {
+			return nil, fmt.Errorf("--rates %q: %q is not a rate from above 0 to 1e12 records a second", s, f)
 		}
 		out = append(out, r)
 	}
@@ -106,6 +110,9 @@ func parseRates(s string) ([]float64, error) {
 // parseSizes reads --placement.
 func parseSizes(s string) ([][3]int, error) {
 	var out [][3]int
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
 	for _, f := range strings.Split(s, ",") {
 		parts := strings.Split(strings.TrimSpace(f), ":")
 		var v [3]int
@@ -114,8 +121,8 @@ func parseSizes(s string) ([][3]int, error) {
 			n, err := strconv.Atoi(parts[i])
 			v[i], ok = n, err == nil && n > 0
 		}
-		if !ok || v[1] > v[0] || v[2] > v[0] {
-			return nil, fmt.Errorf("--placement %q: %q is not key-groups:from:to with from and to from 1 to the key groups", s, f)
+		if !ok || v[0] > 1<<15 || v[1] > v[0] || v[2] > v[0] {
+			return nil, fmt.Errorf("--placement %q: %q is not key-groups:from:to with at most %d key groups, from and to from 1 to the key groups", s, f, 1<<15)
 		}
 		out = append(out, v)
 	}
@@ -159,11 +166,17 @@ func (b *autoscaleBench) runSimulation() error {
 		return err
 	}
 	for _, st := range steps {
+		// The band around the optimum, over-provisioned as the policy
+		// says; one more above it is a decrease of one, never taken.
 		lo, _ := m.Optimal(st.Rate, min(1, p.Utilization+p.Boundary))
 		hi, _ := m.Optimal(st.Rate, p.Utilization-p.Boundary)
-		inBand := true
+		var inBand any = true
 		for i := range st.Final {
-			inBand = inBand && st.Final[i] >= lo[i] && st.Final[i] <= hi[i]+1
+			prov := func(n int) int { return max(1, int(math.Ceil(float64(n)*(1+p.OverProvision)-1e-9))) }
+			inBand = inBand == true && st.Final[i] >= prov(lo[i]) && st.Final[i] <= prov(hi[i])+1
+		}
+		if !st.Feasible {
+			inBand = nil // no parallelism serves the rate
 		}
 		hot := make([]string, 0, len(st.Hot))
 		for _, h := range st.Hot {

@@ -47,6 +47,8 @@ func TestBenchAutoscaleRefuses(t *testing.T) {
 		{[]string{"--simulate", "--rates", "-5"}, "--rates"},
 		{[]string{"--simulate", "--placement", "128:4"}, "--placement"},
 		{[]string{"--simulate", "--placement", "128:400:5"}, "--placement"},
+		{[]string{"--simulate", "--placement", "100000000:1:1"}, "--placement"},
+		{[]string{"--simulate", "--rates", "1e30"}, "--rates"},
 		{[]string{"--simulate", "--target-utilization", "0"}, "target utilization"},
 		{[]string{"--simulate", "--utilization-boundary", "0.9"}, "boundary"},
 		{[]string{"--simulate", "--activation", "0"}, "activation"},

@@ -46,6 +46,8 @@ type JobConfig struct {
 	StopOn       <-chan struct{}
 	// LeaveOn, once closed, makes this process ask to leave the job.
 	LeaveOn <-chan struct{}
+	// Autoscale, if set, sizes the keyed operators while the job runs.
+	Autoscale *AutoscaleConfig
 	// TraceFile, once TraceSet, is the file the job writes its activity
 	// trace to, tracing the whole run.
 	TraceFile string

@@ -36,6 +36,9 @@ func (c *JobConfig) Validate(procs int) error {
 		return fmt.Errorf("weir: %s the %d key groups: a keyed operator can have at most one instance per key group; raise KeyGroups or lower Workers",
 			what, c.KeyGroups)
 	}
+	if err := c.validateAutoscale(procs); err != nil {
+		return err
+	}
 	if c.Interval <= 0 {
 		return fmt.Errorf("weir: BatchInterval(%v): must be positive", c.Interval)
 	}

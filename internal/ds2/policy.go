@@ -159,7 +159,7 @@ type ask struct {
 func (d *Decider) provisioned(par, most []int) []int {
 	out := make([]int, len(par))
 	for i, p := range par {
-		out[i] = max(1, int(math.Ceil(float64(p)*(1+d.p.OverProvision)-1e-9)))
+		out[i] = max(1, int(math.Ceil(min(float64(p)*(1+d.p.OverProvision), maxInstances)-1e-9)))
 		if most != nil && most[i] > 0 {
 			out[i] = min(out[i], most[i])
 		}

@@ -100,7 +100,7 @@ func Size(ops []Operator, utilization float64) (Sizing, error) {
 		}
 		s.Measured[i] = true
 		capacity := op.Processing / float64(op.Instances) * utilization
-		if !finite(in/capacity) || !finite(out[i]) {
+		if !finite(in/capacity) || !finite(out[i]) || in/capacity > maxInstances {
 			return Sizing{}, fmt.Errorf("ds2: %s: a target input of %v records a second at %v an instance, passing on %v: the rates are too far apart to size", op.Name, in, capacity, out[i])
 		}
 		par := max(1, ceil(in/capacity))
@@ -120,6 +120,10 @@ func Size(ops []Operator, utilization float64) (Sizing, error) {
 	}
 	return s, nil
 }
+
+// maxInstances bounds a sizing: more instances than this of one operator
+// are no sizing at all but rates far apart.
+const maxInstances = 1 << 24
 
 // ceil rounds x up, forgiving the last bits of a float that should have
 // been a whole number.

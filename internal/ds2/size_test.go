@@ -97,6 +97,7 @@ func TestSizeRefuses(t *testing.T) {
 		{[]Operator{{Source: true, Instances: 1, Upstream: []int{0}}}, 1, "a source has no upstream"},
 		{[]Operator{src, {Instances: 1, Upstream: []int{0}, KeyGroups: []float64{1, -2}}}, 1, "key group 1"},
 		{[]Operator{src, {Instances: 1, Upstream: []int{0}, Max: -1}}, 1, "Max -1"},
+		{[]Operator{{Source: true, Target: 1e25, Instances: 1}, {Name: "x", Instances: 1, Upstream: []int{0}, Processing: 1, Output: 1}}, 1, "x: a target input of 1e+25"},
 	} {
 		if _, err := Size(c.ops, c.util); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v at %v: %v; want an error with %q", c.ops, c.util, err, c.want)

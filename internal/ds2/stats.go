@@ -26,8 +26,9 @@ type Task struct {
 // records do not stand for its capacity); a keyed task brings the records
 // sent to each of its key groups. A source keeps its instances: its
 // target is targets[name] when given (a backlog to catch up on, say),
-// else the records it read a second over the interval, and its measured
-// rates carry the records its chain passes on.
+// else the records it read a second over the interval (by the snapshots'
+// own clock, ProcessStats.Time), and its measured rates carry the records
+// its chain passes on.
 func FromStats(tasks []Task, prev, cur metrics.JobStats, targets map[string]float64) ([]Operator, error) {
 	d := metrics.DeltaJob(prev, cur)
 	byName := map[string]metrics.OperatorStats{}
@@ -48,6 +49,7 @@ func FromStats(tasks []Task, prev, cur metrics.JobStats, targets map[string]floa
 		}
 		loads[l.Operator] = c
 	}
+	wall := interval(prev, cur)
 	ops := make([]Operator, len(tasks))
 	for i, t := range tasks {
 		o, ok := byName[t.Name]
@@ -61,8 +63,8 @@ func FromStats(tasks []Task, prev, cur metrics.JobStats, targets map[string]floa
 		}
 		if t.Source {
 			target, given := targets[t.Name]
-			if !given && o.Instances > 0 && o.Lifetime > 0 {
-				target = float64(o.RecordsIn) / (o.Lifetime.Seconds() / float64(o.Instances))
+			if !given && wall > 0 {
+				target = float64(o.RecordsIn) / wall
 			}
 			op.Target = target
 		}
@@ -75,4 +77,18 @@ func FromStats(tasks []Task, prev, cur metrics.JobStats, targets map[string]floa
 		ops[i] = op
 	}
 	return ops, nil
+}
+
+// interval is the seconds between two snapshots: their own process's
+// clock (the source instances that read nothing, or started late, do not
+// measure it).
+func interval(prev, cur metrics.JobStats) float64 {
+	if cur.Self < 0 || cur.Self >= len(cur.Processes) || prev.Self != cur.Self || prev.Self >= len(prev.Processes) {
+		return 0
+	}
+	a, b := prev.Processes[prev.Self].Time, cur.Processes[cur.Self].Time
+	if a <= 0 || b <= a {
+		return 0
+	}
+	return float64(b-a) / 1e9
 }

@@ -17,7 +17,9 @@ func inst(op string, i int, in, out int64, useful, life time.Duration) metrics.I
 // 2000/s, a parse halving it at 2000/s an instance, a keyed window over
 // four key groups (one idle) at 2000/s an instance though its instances
 // did 800 and 200, a sink. The sizing reads the interval, not the
-// totals, and the source keeps its instances.
+// totals, by the snapshots' clock (a source instance's lifetime grew by
+// half a second only: one that read nothing, or started late, does not
+// measure the interval), and the source keeps its instances.
 func TestFromStats(t *testing.T) {
 	tasks := []Task{
 		{Name: "src", Source: true, Instances: 2},
@@ -26,14 +28,14 @@ func TestFromStats(t *testing.T) {
 		{Name: "sink", Upstream: []int{2}, Instances: 1},
 	}
 	ms := time.Millisecond
-	prev := metrics.JobStats{Processes: []metrics.ProcessStats{{
-		Instances: []metrics.InstanceStats{inst("src", 0, 50, 50, 5*ms, time.Second), inst("src", 1, 50, 50, 5*ms, time.Second),
+	prev := metrics.JobStats{Processes: []metrics.ProcessStats{{Time: 1e9,
+		Instances: []metrics.InstanceStats{inst("src", 0, 50, 50, 5*ms, time.Second), inst("src", 1, 50, 50, 5*ms, 1500*ms),
 			inst("parse", 0, 50, 25, 25*ms, time.Second), inst("parse", 1, 50, 25, 25*ms, time.Second),
 			inst("win", 0, 40, 0, 20*ms, time.Second), inst("win", 1, 10, 0, 5*ms, time.Second),
 			inst("sink", 0, 0, 0, 0, time.Second)},
 		Loads: []metrics.KeyGroupLoad{{Operator: "win", Counts: []int64{100, 0, 100, 0}}},
 	}}}
-	cur := metrics.JobStats{Processes: []metrics.ProcessStats{{
+	cur := metrics.JobStats{Processes: []metrics.ProcessStats{{Time: 2e9,
 		Instances: []metrics.InstanceStats{inst("src", 0, 1050, 1050, 105*ms, 2*time.Second), inst("src", 1, 1050, 1050, 105*ms, 2*time.Second),
 			inst("parse", 0, 1050, 525, 525*ms, 2*time.Second), inst("parse", 1, 1050, 525, 525*ms, 2*time.Second),
 			inst("win", 0, 840, 8, 420*ms, 2*time.Second), inst("win", 1, 210, 2, 105*ms, 2*time.Second),

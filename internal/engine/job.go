@@ -60,6 +60,8 @@ type Job struct {
 	splits    *splits
 	// rescale holds the reconfigurations asked for or announced.
 	rescale rescaleState
+	// autoscale holds the autoscaler's decisions.
+	autoscale autoscaling
 	// idle tells the checkpoint service which checkpoints have passed.
 	idle idleParts
 	// slots, in an elastic job, says which processes take part from
@@ -157,6 +159,10 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	scaler, err := j.newAutoscaler()
+	if err != nil {
+		return err
+	}
 	if err := j.joinIfRunning(ctx, p); err != nil {
 		return err
 	}
@@ -214,6 +220,7 @@ func (j *Job) Run(ctx context.Context) error {
 		j.watchNetwork(rt, net, cancel)
 	}
 	j.startControls(rt, net)
+	j.startAutoscale(rt, scaler)
 	// A stop asked for before the job could carry it out (the summaries
 	// of a distributed job must run first) takes effect now.
 	j.checkStop()

@@ -1,10 +1,19 @@
 package placement
 
+import (
+	"cmp"
+	"slices"
+)
+
 // descend improves the state by single moves and swaps, each lowering the
 // total cost (or, at an equal cost, the sum of squared loads), the best
 // first, for a bounded number of rounds.
 func (s *state) descend() {
-	for range 4 * s.units() {
+	rounds := 4 * s.units()
+	if s.units() > smallProblem {
+		rounds = maxRounds
+	}
+	for range rounds {
 		t := s.tops()
 		c := s.bestChange(t)
 		if c.kind == 0 {
@@ -16,6 +25,10 @@ func (s *state) descend() {
 		}
 	}
 }
+
+// maxRounds bounds the changes descend makes on a large problem, whose
+// starts are balanced already.
+const maxRounds = 500
 
 const (
 	move = 1 + iota
@@ -112,11 +125,19 @@ func (s *state) bestChange(t top) change {
 	for g := range s.at {
 		top := t.inst[g][0]
 		for k, i := range s.at[g] {
-			if i != top && len(s.adj[g][k]) == 0 {
-				continue
-			}
-			for d := range s.load[g] {
-				try(g, k, d)
+			switch {
+			case i == top:
+				for d := range s.load[g] {
+					try(g, k, d)
+				}
+			case len(s.adj[g][k]) > 0:
+				// Towards its partners' processes only.
+				procs := s.partnerProcs(g, k)
+				for d := range s.load[g] {
+					if procs[s.proc(g, d)] {
+						try(g, k, d)
+					}
+				}
 			}
 		}
 	}
@@ -126,19 +147,32 @@ func (s *state) bestChange(t top) change {
 	return best
 }
 
+// swapWith is how many of a group's least loaded instances a swap off
+// its most loaded one considers.
+const swapWith = 4
+
 // bestSwap is the swap between a key group on a group's most loaded
-// instance and one elsewhere that lowers the cost most, or none.
+// instance and one on one of its least loaded that lowers the cost most,
+// or none.
 func (s *state) bestSwap(t top, base float64) change {
 	var best change
 	for g := range s.at {
 		from := t.inst[g][0]
 		loads := s.p.Groups[g].Load
+		least := s.leastLoaded(g, swapWith)
+		var mine, theirs []int
 		for k, i := range s.at[g] {
-			if i != from {
-				continue
+			switch {
+			case i == from:
+				mine = append(mine, k)
+			case least[i]:
+				theirs = append(theirs, k)
 			}
-			for k2, d := range s.at[g] {
-				if d == from || loads[k2] >= loads[k] {
+		}
+		for _, k := range mine {
+			for _, k2 := range theirs {
+				d := s.at[g][k2]
+				if loads[k2] >= loads[k] {
 					continue
 				}
 				l := loads[k] - loads[k2]
@@ -157,4 +191,32 @@ func (s *state) bestSwap(t top, base float64) change {
 		}
 	}
 	return best
+}
+
+// leastLoaded is the n least loaded instances of group g.
+func (s *state) leastLoaded(g, n int) map[int]bool {
+	idx := make([]int, len(s.load[g]))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(s.load[g][a], s.load[g][b]) })
+	out := map[int]bool{}
+	for _, i := range idx[:min(n, len(idx))] {
+		out[i] = true
+	}
+	return out
+}
+
+// partnerProcs are the processes of key group k of g's flow partners
+// that are placed.
+func (s *state) partnerProcs(g, k int) map[int]bool {
+	out := map[int]bool{}
+	for _, fi := range s.adj[g][k] {
+		if v, ok := s.partner(fi, Unit{g, k}); ok {
+			if vi := s.at[v.Group][v.KeyGroup]; vi >= 0 {
+				out[s.proc(v.Group, vi)] = true
+			}
+		}
+	}
+	return out
 }

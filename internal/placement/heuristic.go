@@ -155,11 +155,14 @@ func (s *state) bestMove(g, k int, limit float64) bool {
 	from := s.at[g][k]
 	base := s.cost().Total
 	best, bestCost := -1, base-1e-12
+	t := s.tops()
+	procs := s.partnerProcs(g, k)
 	for d := range s.load[g] {
-		if d == from || s.load[g][d]+l > limit {
+		if d == from || s.load[g][d]+l > limit || !procs[s.proc(g, d)] {
 			continue
 		}
-		if c := s.costIf(g, k, d); c < bestCost {
+		m, r := s.delta(g, k, d)
+		if c := s.imbalanceIf(t, g, from, d, l) + s.weighted(s.moved+m, s.remote+r); c < bestCost {
 			best, bestCost = d, c
 		}
 	}
@@ -168,19 +171,6 @@ func (s *state) bestMove(g, k int, limit float64) bool {
 	}
 	s.place(g, k, best)
 	return true
-}
-
-// costIf is the total cost were key group k of g on instance d.
-func (s *state) costIf(g, k, d int) float64 {
-	from := s.at[g][k]
-	l := s.p.Groups[g].Load[k]
-	m, r := s.delta(g, k, d)
-	s.load[g][from] -= l
-	s.load[g][d] += l
-	imb := s.imbalance()
-	s.load[g][from] += l
-	s.load[g][d] -= l
-	return imb + s.weighted(s.moved+m, s.remote+r)
 }
 
 // smallProblem is the most key groups for which every start is improved

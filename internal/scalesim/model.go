@@ -76,16 +76,18 @@ func (op Op) shares(seed uint64) []float64 {
 }
 
 // measure is one interval's operators at par (the source first) for a
-// source rate: true rates that do not depend on the parallelism, each off
-// by up to the noise, and key-group counts alike.
+// source rate: the rate the source read, each operator's true processing
+// and output rates (which do not depend on the parallelism) and its
+// key-group counts, each off by up to the noise on its own. The source
+// keeps its instances, as the engine's do.
 func (m Model) measure(par []int, rate float64, shares [][]float64, rng *rand.Rand) []ds2.Operator {
 	off := func() float64 { return 1 + m.Noise*(2*rng.Float64()-1) }
-	ops := []ds2.Operator{{Name: "source", Source: true, Target: rate, Instances: par[0]}}
+	ops := []ds2.Operator{{Name: "source", Source: true, Target: rate * off(), Instances: par[0], Keep: true}}
 	in := rate
 	for i, op := range m.Ops {
 		o := ds2.Operator{Name: op.Name, Upstream: []int{i}, Instances: par[i+1], Max: op.Max}
 		o.Processing = op.Capacity * float64(par[i+1]) * off()
-		o.Output = o.Processing * op.Selectivity
+		o.Output = o.Processing * op.Selectivity * off()
 		if sh := shares[i]; sh != nil {
 			o.KeyGroups = make([]float64, len(sh))
 			for k, s := range sh {
@@ -99,21 +101,23 @@ func (m Model) measure(par []int, rate float64, shares [][]float64, rng *rand.Ra
 }
 
 // Optimal is the fewest instances of each operator (the source first, at
-// 1) that serve rate with no instance above utilization of its capacity:
-// for each operator, a sweep of parallelisms from 1, the key groups of a
-// keyed one placed by the placement heuristic (moved state not weighed).
-// A key group above one instance's share leaves the operator at its
-// least parallelism that places every key group alone, and false.
+// 1) that serve rate with no instance above utilization of its capacity,
+// by this model alone: an operator that is not keyed needs its input over
+// its capacity, rounded up; a keyed one, the fewest instances from there
+// up over which the placement heuristic (moved state not weighed) puts
+// its key groups with none above the limit. When a key group alone is
+// above it, no parallelism serves the rate: the operator's entry is 0 and
+// false is returned.
 func (m Model) Optimal(rate, utilization float64) ([]int, bool) {
 	out, ok := []int{1}, true
 	in := rate
 	for i, op := range m.Ops {
 		limit := op.Capacity * utilization
-		p := max(1, int(math.Ceil(in/limit-1e-9)))
+		p := max(1, int(math.Ceil(min(in/limit, 1<<24)-1e-9)))
 		if sh := op.shares(m.Seed + uint64(i)); sh != nil {
 			p = sweep(sh, in, limit, p)
 			if p < 0 {
-				p, ok = op.KeyGroups, false
+				p, ok = 0, false
 			}
 		}
 		out = append(out, p)

@@ -2,6 +2,7 @@ package scalesim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -77,7 +78,8 @@ func (m Model) Run(p ds2.Policy, start []int, rates []float64, intervals int) ([
 }
 
 // Steady runs intervals intervals at one rate from the parallelism the
-// policy plans for it and returns how many times the parallelism changed.
+// policy plans for its noiseless figures (over-provisioned as the policy
+// says) and returns how many times the parallelism changed.
 func (m Model) Steady(p ds2.Policy, rate float64, intervals int) (int, []int, error) {
 	if err := m.Check(); err != nil {
 		return 0, nil, err
@@ -89,7 +91,11 @@ func (m Model) Steady(p ds2.Policy, rate float64, intervals int) (int, []int, er
 	if err != nil {
 		return 0, nil, err
 	}
-	par := b.Parallelism
+	// As the policy provisions it.
+	par := make([]int, len(b.Parallelism))
+	for i, n := range b.Parallelism {
+		par[i] = max(1, int(math.Ceil(float64(n)*(1+p.OverProvision)-1e-9)))
+	}
 	d, err := ds2.NewDecider(p, par)
 	if err != nil {
 		return 0, nil, err

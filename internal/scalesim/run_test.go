@@ -26,8 +26,7 @@ func total(par []int) int {
 
 // After every rate step (about 60 to 900 instances in all) the decider settles
 // within three decisions inside the policy's band around the sweep's
-// optimum, and the sweep's optimum is what arithmetic says for the
-// operators that are not keyed.
+// optimum, with every measured rate off by up to 5 %.
 func TestRunConverges(t *testing.T) {
 	m := model()
 	p := ds2.DefaultPolicy
@@ -48,9 +47,6 @@ func TestRunConverges(t *testing.T) {
 		if len(st.Decisions) > 3 || !st.Feasible {
 			t.Errorf("rate %v: %d decisions %v, feasible %v", st.Rate, len(st.Decisions), st.Decisions, st.Feasible)
 		}
-		if want := int(st.Rate/(50_000*p.Utilization) + 1 - 1e-9); st.Optimal[1] != want {
-			t.Errorf("rate %v: the sweep's parse %d; arithmetic %d", st.Rate, st.Optimal[1], want)
-		}
 		t.Logf("rate %.0f: %d decisions %v, final %v (%d instances), optimum %v", st.Rate, len(st.Decisions), st.Decisions, st.Final, total(st.Final), st.Optimal)
 	}
 	if n := total(steps[3].Final); n < 700 || n > 1100 {
@@ -58,8 +54,10 @@ func TestRunConverges(t *testing.T) {
 	}
 }
 
-// A long steady run with 5 % noise changes nothing; a key group above an
-// instance's capacity is named.
+// A long steady run with every measured rate off by up to 5 % changes
+// nothing, nor does one over-provisioned by a fifth; a key group above an
+// instance's capacity is named, and the model's optimum says no
+// parallelism serves it.
 func TestSteadyAndHot(t *testing.T) {
 	m := model()
 	for _, rate := range []float64{1e6, 5e6, 17e6} {
@@ -70,13 +68,18 @@ func TestSteadyAndHot(t *testing.T) {
 		if n != 0 {
 			t.Errorf("rate %v: %d changes over a steady run, ending at %v", rate, n, par)
 		}
+		over := ds2.DefaultPolicy
+		over.OverProvision = 0.2
+		if n, par, _ := m.Steady(over, rate, 300); n != 0 {
+			t.Errorf("rate %v, over-provisioned: %d changes over a steady run, ending at %v", rate, n, par)
+		}
 	}
 	m.Ops[1].KeyGroups, m.Ops[1].Skew = 64, 1.2
 	steps, err := m.Run(ds2.DefaultPolicy, nil, []float64{4e6}, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := steps[0]; st.Feasible || len(st.Hot) != 1 || st.Hot[0].Operator != 2 {
+	if st := steps[0]; st.Feasible || len(st.Hot) != 1 || st.Hot[0].Operator != 2 || st.Optimal[2] != 0 {
 		t.Errorf("a key group of a fifth of 4 M/s against 100 k/s an instance: feasible %v, hot %+v", st.Feasible, st.Hot)
 	}
 }

@@ -1,0 +1,64 @@
+package weir
+
+import (
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/ds2"
+	"github.com/weirstream/weir/internal/engine"
+)
+
+// AutoscalePolicy says when a job that sizes itself (Autoscale) acts.
+type AutoscalePolicy struct {
+	// Every is the epochs of a policy interval: the job's figures over
+	// each are one sizing.
+	Every int
+	// WarmUp is the intervals ignored after each change; Activation the
+	// intervals in a row that must ask for more instances before they
+	// come; DownWindow the intervals in a row (none catching up on a
+	// backlog) that must ask for two or more fewer before they go, to the
+	// most any of them asked for. Decreases of one are never taken.
+	WarmUp, Activation, DownWindow int
+	// Utilization is the share of an instance's true processing rate the
+	// sizings plan for; nothing changes while the instances would run
+	// within Boundary of it.
+	Utilization, Boundary float64
+	// OverProvision is the share of instances added to each sizing.
+	OverProvision float64
+}
+
+// DefaultAutoscalePolicy: intervals of 10 epochs, one ignored after a
+// change, two in a row to scale up, ten to scale down, instances planned
+// at 80 % of their true rate and left alone between 65 % and 95 %.
+var DefaultAutoscalePolicy = AutoscalePolicy{Every: 10, WarmUp: ds2.DefaultPolicy.WarmUp, Activation: ds2.DefaultPolicy.Activation,
+	DownWindow: ds2.DefaultPolicy.DownWindow, Utilization: ds2.DefaultPolicy.Utilization, Boundary: ds2.DefaultPolicy.Boundary}
+
+// Autoscale makes the job size its keyed operators by itself while it
+// runs, as DS2 does: at the end of every policy interval each task's true
+// processing and output rates (records over the time it spent working)
+// give, in one pass from the sources, the instances each keyed operator
+// needs to serve what the sources read (the key groups it receives
+// packed onto instances, so that a key group too heavy for any instance
+// is named rather than scaled for); the largest of those, once the policy
+// agrees, is what the keyed operators are rescaled to, live, with opts
+// (default Batched), within their planned instances (Workers; start them
+// lower with ActiveInstances). Job.ScaleDecisions lists what it did. A
+// job of several processes does not size itself yet: Run refuses it.
+func Autoscale(p AutoscalePolicy, opts ...RescaleOption) JobOption {
+	var r engine.Rescale
+	for _, o := range opts {
+		o(&r)
+	}
+	return dataflow.Autoscale(dataflow.AutoscaleConfig{
+		Policy: ds2.Policy{WarmUp: p.WarmUp, Activation: p.Activation, DownWindow: p.DownWindow,
+			Utilization: p.Utilization, Boundary: p.Boundary, OverProvision: p.OverProvision},
+		Every: p.Every, Strategy: r.Strategy, Gap: r.Gap, PerPair: r.PerPair, MaxPerStep: r.MaxPerStep})
+}
+
+// ScaleDecision is one decision of a job that sizes itself: at the end of
+// the policy interval of Epoch its keyed operators went From -> To
+// instances; Hot names key groups no instance could serve.
+type ScaleDecision = engine.ScaleDecision
+
+// ScaleDecisions returns what a job that sizes itself decided so far,
+// oldest first, and why it stopped deciding if it did (its decisions
+// could not be carried out).
+func (j *Job) ScaleDecisions() ([]ScaleDecision, error) { return j.e.ScaleDecisions() }

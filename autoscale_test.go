@@ -1,0 +1,94 @@
+package weir_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// sizedCount is a running word count whose keyed step takes service of
+// time a record (a sleep: its instances' true rate is fixed whatever the
+// machine's cores), read at rate records a second.
+func sizedCount(j *weir.Job, in []string, rate float64, service time.Duration) *weir.Collect[wordCount] {
+	s := weir.Source(j, "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, rate))
+	c := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
+		time.Sleep(service)
+		*st++
+		return append(out, wordCount{k, *st})
+	}, weir.Name("count"))
+	out := &weir.Collect[wordCount]{}
+	weir.Sink(c, out, weir.Name("out"))
+	return out
+}
+
+// A job started on one instance of four, whose keyed step serves at
+// most 3300 records a second an instance (less, for the sleep's
+// overshoot), is read at 6000 a second: it sizes itself up within three
+// decisions, never above its planned instances, finds no key group too
+// hot (97 words spread evenly), and its counts are the plain count's.
+// (Batches of 16 records: an instance's figures move a batch at a time,
+// and a batch of a thousand records of this step takes a second.)
+func TestAutoscaleSizesUp(t *testing.T) {
+	in := wordsInput(30000)
+	pol := weir.DefaultAutoscalePolicy
+	pol.Every = 20
+	j := weir.NewJob("autoscale", weir.Workers(4), weir.ActiveInstances(1), weir.BatchInterval(50*time.Millisecond), weir.BatchSize(16),
+		weir.Autoscale(pol, weir.WithStrategy(weir.AllAtOnce)))
+	out := sizedCount(j, in, 6000, 300*time.Microsecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := j.ScaleDecisions()
+	if err != nil {
+		t.Errorf("the autoscaler stopped: %v", err)
+	}
+	if len(ds) == 0 || len(ds) > 3 || ds[0].From != 1 || ds[0].To < 2 {
+		t.Fatalf("decisions %+v; want one to three, the first up from 1", ds)
+	}
+	for i, d := range ds {
+		if d.To < 1 || d.To > 4 || i > 0 && d.From != ds[i-1].To || len(d.Hot) > 0 {
+			t.Errorf("decision %d: %+v of %+v", i, d, ds)
+		}
+	}
+	t.Logf("decisions %+v", ds)
+	if got := out.Records(); len(got) != len(in) {
+		t.Errorf("%d counts for %d records", len(got), len(in))
+	}
+	checkWordCounts(t, in, out.Records())
+}
+
+// What cannot autoscale is refused before the job starts.
+func TestAutoscaleRefused(t *testing.T) {
+	in := wordsInput(100)
+	bad := weir.DefaultAutoscalePolicy
+	bad.Utilization = 0
+	nets := transport.NewLocal(2)
+	for _, c := range []struct {
+		name  string
+		opts  []weir.JobOption
+		build func(j *weir.Job)
+		want  string
+	}{
+		{"no keyed operator", []weir.JobOption{weir.Workers(2), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) {
+			weir.Sink(weir.Source(j, "words", weir.SliceSource[string]{Records: in}), &weir.Collect[string]{})
+		}, "no keyed operator"},
+		{"a bad policy", []weir.JobOption{weir.Workers(2), weir.Autoscale(bad)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "target utilization"},
+		{"no interval", []weir.JobOption{weir.Workers(2), weir.Autoscale(weir.AutoscalePolicy{})}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "policy interval"},
+		{"two processes", []weir.JobOption{weir.Workers(2), weir.WithNetwork(nets[0]), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "2 processes"},
+	} {
+		j := weir.NewJob("refused", c.opts...)
+		c.build(j)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := j.Run(ctx)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want an error with %q", c.name, err, c.want)
+		}
+	}
+}
