@@ -92,3 +92,15 @@ func TestAutoscaleRefused(t *testing.T) {
 		}
 	}
 }
+
+// A job whose keyed operators cannot move while it runs cannot size
+// itself either.
+func TestAutoscaleRefusedUnmovable(t *testing.T) {
+	for _, opt := range []weir.JobOption{weir.Ordered(), weir.Partitioning("prompt")} {
+		j := weir.NewJob("refused", weir.Workers(2), opt, weir.Autoscale(weir.DefaultAutoscalePolicy))
+		sizedCount(j, wordsInput(100), 1000, 0)
+		if err := j.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "Autoscale") {
+			t.Errorf("%v", err)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,35 @@ func TestBenchAutoscaleRefuses(t *testing.T) {
 		{[]string{"--simulate", "--policy-interval", "0s"}, "--policy-interval"},
 	} {
 		mustFail(t, append([]string{"bench", "autoscale"}, c.args...), c.want)
+	}
+}
+
+// A word count that sizes itself (--autoscale, from one worker up to
+// two) writes the reference counts; the flags that make no sense are
+// refused.
+func TestRunAutoscale(t *testing.T) {
+	dir := t.TempDir()
+	var text strings.Builder
+	for i := range 40_000 {
+		fmt.Fprintf(&text, "w%d v%d the\n", i%997, i%31)
+	}
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "words.csv")
+	writeFile(t, in, text.String())
+	mustSucceed(t, "run", "wordcount", "--input", in, "--out", out, "--rate", "20000", "--interval", "100ms",
+		"--autoscale", "--workers", "1", "--max-workers", "2", "--target-utilization", "0.5")
+	if got, want := readFile(t, out), wordcountCSV(text.String()); got != want {
+		t.Errorf("the counts of a job that sizes itself differ from the reference")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-workers", "2"}, "needs --autoscale"},
+		{[]string{"--target-utilization", "0.5"}, "needs --autoscale"},
+		{[]string{"--autoscale", "--workers", "2", "--max-workers", "1"}, "--max-workers 1"},
+		{[]string{"--autoscale", "--target-utilization", "0.1"}, "--target-utilization"},
+		{[]string{"--autoscale", "--partitioning", "prompt"}, "Autoscale"},
+	} {
+		mustFail(t, append([]string{"run", "wordcount", "--input", in, "--out", filepath.Join(dir, "x.csv")}, c.args...), c.want)
 	}
 }

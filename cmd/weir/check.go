@@ -65,7 +65,37 @@ func (f *jobFlags) check() error {
 	if err := f.observe.check(); err != nil {
 		return err
 	}
+	if err := f.checkAutoscale(procs); err != nil {
+		return err
+	}
 	return f.checkCheckpoints()
+}
+
+// checkAutoscale checks --autoscale and its flags.
+func (f *jobFlags) checkAutoscale(procs int) error {
+	fs := f.fs
+	if !f.autoscale {
+		for _, n := range []string{"max-workers", "target-utilization"} {
+			if fs.Changed(n) {
+				return fmt.Errorf("--%s %s: needs --autoscale", n, fs.Lookup(n).Value)
+			}
+		}
+		return nil
+	}
+	if !fs.Changed("max-workers") {
+		f.maxWorkers = f.workers
+	}
+	switch {
+	case procs > 1 || f.elastic:
+		return errors.New("--autoscale: a job of several processes does not size itself yet; run it in one process, or rescale it by hand (weir rescale)")
+	case f.maxWorkers < f.workers || f.maxWorkers > f.keyGroups:
+		return fmt.Errorf("--max-workers %d: must be from --workers %d to the %d key groups", f.maxWorkers, f.workers, f.keyGroups)
+	case !(f.targetUtil >= 0.2 && f.targetUtil <= 1):
+		return fmt.Errorf("--target-utilization %v: want 0.2 to 1", f.targetUtil)
+	case fs.Changed("active-instances") && f.active > f.maxWorkers:
+		return fmt.Errorf("--active-instances %d: more than --max-workers %d", f.active, f.maxWorkers)
+	}
+	return nil
 }
 
 func (f *jobFlags) checkCheckpoints() error {

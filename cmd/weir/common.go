@@ -40,6 +40,11 @@ type jobFlags struct {
 	stopOn  <-chan struct{}
 	elastic bool
 	leaveOn <-chan struct{}
+	// autoscale is --autoscale, with --max-workers and
+	// --target-utilization.
+	autoscale  bool
+	maxWorkers int
+	targetUtil float64
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -63,12 +68,18 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.stateDir, "state-dir", "weir-state", "directory of the pebble state")
 	fs.StringVar(&f.trace, "trace", "", "record the workers' activities to `FILE` (FILE.process-I in a distributed job) for weir trace analyze")
 	fs.BoolVar(&f.elastic, "elastic", false, "a distributed job whose processes may leave: SIGTERM (or SIGINT) makes this process hand its key groups to the others and exit 0 while they run on, instead of stopping the whole job")
+	fs.BoolVar(&f.autoscale, "autoscale", false, "size the keyed operators by themselves while the job runs (DS2 over their true rates), from --workers up to --max-workers per process; a job of one process")
+	fs.IntVar(&f.maxWorkers, "max-workers", 0, "with --autoscale, the most instances per process the keyed operators may grow to (default --workers)")
+	fs.Float64Var(&f.targetUtil, "target-utilization", 0.8, "with --autoscale, the share of an instance's true rate the sizing plans for (0.2 to 1)")
 	fs.StringVar(&f.fromCkpt, "from-checkpoint", "", "start from the checkpoint in `DIR` (a chk-N directory), even one taken with other --workers or processes")
 }
 
 // options are the job options of the flags, once check has passed them.
 func (f *jobFlags) options() []weir.JobOption {
 	opts := []weir.JobOption{weir.Workers(f.workers), weir.BatchInterval(f.interval), weir.KeyGroups(f.keyGroups)}
+	if f.autoscale {
+		opts = append(opts, f.autoscaleOptions()...)
+	}
 	if f.stopOn != nil {
 		opts = append(opts, weir.StopOn(f.stopOn))
 	}
@@ -189,4 +200,21 @@ func restored(m weir.Metrics) string {
 		return fmt.Sprintf(" (resumed from checkpoint %d)", m.RestoredFrom)
 	}
 	return ""
+}
+
+// autoscaleOptions are --autoscale's: every operator planned at
+// --max-workers, the keyed ones starting over --workers of them (unless
+// --active-instances says otherwise), and the autoscaler.
+func (f *jobFlags) autoscaleOptions() []weir.JobOption {
+	pol := weir.DefaultAutoscalePolicy
+	pol.Utilization = f.targetUtil
+	pol.Boundary = min(pol.Boundary, f.targetUtil/2)
+	opts := []weir.JobOption{weir.Autoscale(pol)}
+	if f.maxWorkers > f.workers {
+		opts = append(opts, weir.Workers(f.maxWorkers))
+		if f.active == 0 {
+			opts = append(opts, weir.ActiveInstances(f.workers))
+		}
+	}
+	return opts
 }

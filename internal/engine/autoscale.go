@@ -87,6 +87,9 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 		return nil, nil
 	}
 	cfg := *j.Cfg.Autoscale
+	if err := j.canRescale(); err != nil {
+		return nil, fmt.Errorf("weir: Autoscale: %w", err)
+	}
 	topo, err := j.Topology()
 	if err != nil {
 		return nil, err
