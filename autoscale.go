@@ -8,14 +8,17 @@ import (
 
 // AutoscalePolicy says when a job that sizes itself (Autoscale) acts.
 type AutoscalePolicy struct {
-	// Every is the epochs of a policy interval: the job's figures over
-	// each are one sizing.
+	// Every is the epochs of a policy interval (of BatchInterval each: a
+	// job with count-based epochs does not size itself): the job's
+	// figures over each are one sizing.
 	Every int
-	// WarmUp is the intervals ignored after each change; Activation the
-	// intervals in a row that must ask for more instances before they
-	// come; DownWindow the intervals in a row (none catching up on a
-	// backlog) that must ask for two or more fewer before they go, to the
-	// most any of them asked for. Decreases of one are never taken.
+	// WarmUp is the intervals ignored after each change (counted from
+	// the end of its migration); Activation the intervals in a row that
+	// must ask for more instances before they come; DownWindow the
+	// intervals in a row (none with a source blocked by what follows it
+	// for more than a tenth of the interval) that must ask for two or more
+	// fewer before they go, to the most any of them asked for. Decreases
+	// of one are never taken.
 	WarmUp, Activation, DownWindow int
 	// Utilization is the share of an instance's true processing rate the
 	// sizings plan for; nothing changes while the instances would run
@@ -35,13 +38,16 @@ var DefaultAutoscalePolicy = AutoscalePolicy{Every: 10, WarmUp: ds2.DefaultPolic
 // runs, as DS2 does: at the end of every policy interval each task's true
 // processing and output rates (records over the time it spent working)
 // give, in one pass from the sources, the instances each keyed operator
-// needs to serve what the sources read (the key groups it receives
+// needs to serve what the sources read, or would have read had nothing
+// downstream held them back (the key groups it receives
 // packed onto instances, so that a key group too heavy for any instance
 // is named rather than scaled for); the largest of those, once the policy
 // agrees, is what the keyed operators are rescaled to, live, with opts
 // (default Batched), within their planned instances (Workers; start them
-// lower with ActiveInstances). Job.ScaleDecisions lists what it did. A
-// job of several processes does not size itself yet: Run refuses it.
+// lower with ActiveInstances); the movable sources' shares move with
+// them. Job.ScaleDecisions lists what it did. A job of several
+// processes does not size itself yet, nor one whose keyed operators
+// cannot move: Run refuses them.
 func Autoscale(p AutoscalePolicy, opts ...RescaleOption) JobOption {
 	var r engine.Rescale
 	for _, o := range opts {

@@ -26,10 +26,11 @@ func sizedCount(j *weir.Job, in []string, rate float64, service time.Duration) *
 }
 
 // A job started on one instance of four, whose keyed step serves at
-// most 3300 records a second an instance (less, for the sleep's
-// overshoot), is read at 6000 a second: it sizes itself up within three
-// decisions, never above its planned instances, finds no key group too
-// hot (97 words spread evenly), and its counts are the plain count's.
+// most 3300 records a second an instance (about 900 here: a 300 µs sleep
+// takes about a millisecond), is read at 6000 a second: it sizes itself
+// up within three decisions, never above its planned instances, the
+// instances it grows to take records, it finds no key group too hot (97
+// words spread evenly), and its counts are the plain count's.
 // (Batches of 16 records: an instance's figures move a batch at a time,
 // and a batch of a thousand records of this step takes a second.)
 func TestAutoscaleSizesUp(t *testing.T) {
@@ -57,6 +58,16 @@ func TestAutoscaleSizesUp(t *testing.T) {
 		}
 	}
 	t.Logf("decisions %+v", ds)
+	// The instances it grew to took records.
+	took := 0
+	for _, in := range j.Stats().Instances() {
+		if in.Operator == "count" && in.RecordsIn > 0 {
+			took++
+		}
+	}
+	if took < ds[len(ds)-1].To {
+		t.Errorf("%d instances of the count took records; the last decision was to %d", took, ds[len(ds)-1].To)
+	}
 	if got := out.Records(); len(got) != len(in) {
 		t.Errorf("%d counts for %d records", len(got), len(in))
 	}
@@ -80,7 +91,8 @@ func TestAutoscaleRefused(t *testing.T) {
 		}, "no keyed operator"},
 		{"a bad policy", []weir.JobOption{weir.Workers(2), weir.Autoscale(bad)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "target utilization"},
 		{"no interval", []weir.JobOption{weir.Workers(2), weir.Autoscale(weir.AutoscalePolicy{})}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "policy interval"},
-		{"two processes", []weir.JobOption{weir.Workers(2), weir.WithNetwork(nets[0]), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "2 processes"},
+		{"two processes", []weir.JobOption{weir.Workers(2), weir.WithNetwork(nets[0]), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "several processes"},
+		{"count-based epochs", []weir.JobOption{weir.Workers(2), weir.EpochRecords(100), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "count-based epochs"},
 	} {
 		j := weir.NewJob("refused", c.opts...)
 		c.build(j)

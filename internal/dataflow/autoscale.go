@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/weirstream/weir/internal/ds2"
@@ -32,9 +33,13 @@ func (c *JobConfig) validateAutoscale(procs int) error {
 	}
 	switch {
 	case procs > 1 || c.Cluster != nil && c.Cluster.Members > 0:
-		return fmt.Errorf("weir: Autoscale: a job of %d processes does not size itself yet; run it in one process, or rescale it by hand (Job.Rescale, weir rescale)", procs)
+		return errors.New("weir: Autoscale: a job of several processes (or an elastic one) does not size itself yet; run it in one process, or rescale it by hand (Job.Rescale, weir rescale)")
 	case a.Every < 1:
 		return fmt.Errorf("weir: Autoscale: a policy interval of %d epochs; want at least 1", a.Every)
+	case c.EpochRecords > 0:
+		return fmt.Errorf("weir: Autoscale: with count-based epochs (EpochRecords(%d)) a policy interval has no length in time; use time-based epochs", c.EpochRecords)
+	case a.PerPair < 0 || a.MaxPerStep < 0:
+		return fmt.Errorf("weir: Autoscale: PerPair(%d) and MaxPerStep(%d) must not be negative", a.PerPair, a.MaxPerStep)
 	}
 	if err := a.Policy.Check(); err != nil {
 		return fmt.Errorf("weir: Autoscale: %w", err)

@@ -2,6 +2,7 @@ package ds2
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/weirstream/weir/internal/metrics"
 )
@@ -26,9 +27,9 @@ type Task struct {
 // records do not stand for its capacity); a keyed task brings the records
 // sent to each of its key groups. A source keeps its instances: its
 // target is targets[name] when given (a backlog to catch up on, say),
-// else the records it read a second over the interval (by the snapshots'
-// own clock, ProcessStats.Time), and its measured rates carry the records
-// its chain passes on.
+// else what it read a second over the interval (by the snapshots' own
+// clock, ProcessStats.Time) over the time it was not blocked on output,
+// and its measured rates carry the records its chain passes on.
 func FromStats(tasks []Task, prev, cur metrics.JobStats, targets map[string]float64) ([]Operator, error) {
 	d := metrics.DeltaJob(prev, cur)
 	byName := map[string]metrics.OperatorStats{}
@@ -64,7 +65,7 @@ func FromStats(tasks []Task, prev, cur metrics.JobStats, targets map[string]floa
 		if t.Source {
 			target, given := targets[t.Name]
 			if !given && wall > 0 {
-				target = float64(o.RecordsIn) / wall
+				target = readRate(d, t.Name, wall)
 			}
 			op.Target = target
 		}
@@ -91,4 +92,39 @@ func interval(prev, cur metrics.JobStats) float64 {
 		return 0
 	}
 	return float64(b-a) / 1e9
+}
+
+// readRate is what a source's instances would have read a second over an
+// interval of wall seconds had nothing downstream held them back: each
+// one's records over the time it was not blocked on output (at least a
+// twentieth of the interval). A source held back by a slow operator reads
+// less than it is offered; sized on what it read, the operator would grow
+// by too little, or not at all.
+func readRate(d metrics.JobStats, name string, wall float64) float64 {
+	var rate float64
+	for _, in := range d.Instances() {
+		if in.Operator != name || in.RecordsIn <= 0 {
+			continue
+		}
+		free := max(wall-in.Backpressure.Seconds(), wall/20)
+		rate += float64(in.RecordsIn) / free
+	}
+	return rate
+}
+
+// HeldBack says whether a source's instances spent more than a tenth of
+// an interval of wall seconds blocked on output: the job does not keep up
+// with what it reads, and should not shrink.
+func HeldBack(prev, cur metrics.JobStats, sources []string) bool {
+	wall := interval(prev, cur)
+	if wall <= 0 {
+		return false
+	}
+	d := metrics.DeltaJob(prev, cur)
+	for _, in := range d.Instances() {
+		if in.RecordsIn > 0 && slices.Contains(sources, in.Operator) && in.Backpressure.Seconds() > wall/10 {
+			return true
+		}
+	}
+	return false
 }

@@ -72,4 +72,15 @@ func TestFromStats(t *testing.T) {
 	if s, _ := Size(ops, 1); s.Parallelism[1] != 4 {
 		t.Errorf("a source target of 8000/s: %v; want the parse at 4", s.Parallelism)
 	}
+	if HeldBack(prev, cur, []string{"src"}) {
+		t.Error("a source never blocked is held back")
+	}
+	// Blocked on output for three quarters of the second, the source
+	// would have read four times as much.
+	cur.Processes[0].Instances[0].Backpressure = 750 * ms
+	cur.Processes[0].Instances[1].Backpressure = 750 * ms
+	ops, _ = FromStats(tasks, prev, cur, nil)
+	if !near(ops[0].Target, 8000) || !HeldBack(prev, cur, []string{"src"}) {
+		t.Errorf("a source blocked three quarters of the time: target %v, held back %v; want 8000, true", ops[0].Target, HeldBack(prev, cur, []string{"src"}))
+	}
 }

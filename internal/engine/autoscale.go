@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/weirstream/weir/internal/ds2"
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/runtime"
 )
 
@@ -51,12 +53,24 @@ type autoscaler struct {
 	decider *ds2.Decider
 	prev    metrics.JobStats
 	last    uint64 // the epoch completed when prev was taken (0: none yet)
+	sources []string
+	// moving is the last step of the migration last asked for: intervals
+	// until it has completed are not measured, and restart says the
+	// decider starts again after it. failed counts rescales refused in a
+	// row.
+	moving  uint64
+	restart bool
+	failed  int
 }
 
-// startAutoscale starts a, the job's autoscaler, if it has one.
-func (j *Job) startAutoscale(rt *runtime.Runtime, a *autoscaler) {
+// startAutoscale starts a, the job's autoscaler, if it has one; it
+// refuses a job with keyed state of its own, which cannot move.
+func (j *Job) startAutoscale(rt *runtime.Runtime, a *autoscaler) error {
 	if a == nil {
-		return
+		return nil
+	}
+	if len(j.rescale.unmovable) > 0 {
+		return fmt.Errorf("weir: Autoscale: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
 	rt.AddService("autoscale", func(done <-chan struct{}) error {
 		// Intervals by the clock: epochs complete in bursts behind a
@@ -68,6 +82,11 @@ func (j *Job) startAutoscale(rt *runtime.Runtime, a *autoscaler) {
 			case <-done:
 				return nil
 			case <-t.C:
+				select {
+				case <-done:
+					return nil // a tick left from before the end
+				default:
+				}
 				if err := a.poll(); err != nil {
 					j.autoscale.mu.Lock()
 					j.autoscale.err = err
@@ -78,6 +97,7 @@ func (j *Job) startAutoscale(rt *runtime.Runtime, a *autoscaler) {
 			}
 		}
 	})
+	return nil
 }
 
 // newAutoscaler reads the tasks of a job that autoscales (nil for one
@@ -101,6 +121,9 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 			a.keyed = append(a.keyed, i)
 			a.planned = max(a.planned, t.Parallelism)
 		}
+		if t.Kind == "source" {
+			a.sources = append(a.sources, t.Name)
+		}
 	}
 	for _, e := range topo.Edges {
 		a.tasks[e.To].Upstream = append(a.tasks[e.To].Upstream, e.From)
@@ -119,11 +142,23 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 }
 
 // poll takes a snapshot of the job's figures and decides on the
-// interval since the last one.
+// interval since the last one. The intervals of a migration under way are
+// not measured: the decider starts again (its warm-up first) once the
+// migration's last step has completed.
 func (a *autoscaler) poll() error {
 	cur := a.j.Stats()
 	prev, had := a.prev, a.last > 0
 	a.prev, a.last = cur, max(1, a.j.CompletedEpoch())
+	if a.last <= a.moving {
+		a.restart = true
+		return nil
+	}
+	if a.restart {
+		a.restart = false
+		var err error
+		a.decider, err = ds2.NewDecider(a.cfg.Policy, []int{a.active()})
+		return err
+	}
 	if !had {
 		return nil
 	}
@@ -131,7 +166,9 @@ func (a *autoscaler) poll() error {
 }
 
 // decide sizes the tasks over the interval from prev to cur and, if the
-// decider acts, rescales the keyed operators.
+// decider acts, rescales the keyed operators. An interval that cannot be
+// sized is passed over; so is a rescale refused for being busy. Three
+// rescales in a row refused for anything else stop the autoscaler.
 func (a *autoscaler) decide(end uint64, prev, cur metrics.JobStats) error {
 	active := a.active()
 	for _, k := range a.keyed {
@@ -139,11 +176,13 @@ func (a *autoscaler) decide(end uint64, prev, cur metrics.JobStats) error {
 	}
 	ops, err := ds2.FromStats(a.tasks, prev, cur, nil)
 	if err != nil {
-		return err
+		a.j.Logger().Debug("weir: autoscale: an interval not sized", "reason", err)
+		return nil
 	}
 	b, err := a.cfg.Policy.Size(ops)
 	if err != nil {
-		return err
+		a.j.Logger().Debug("weir: autoscale: an interval not sized", "reason", err)
+		return nil
 	}
 	group := ds2.Band{Sizing: ds2.Sizing{Parallelism: []int{0}, Max: []int{a.planned}, Measured: []bool{false}}, Up: []int{0}, Down: []int{0}}
 	for _, k := range a.keyed {
@@ -157,19 +196,28 @@ func (a *autoscaler) decide(end uint64, prev, cur metrics.JobStats) error {
 			return err
 		}
 	}
-	next, changed := a.decider.Step(group, false)
+	next, changed := a.decider.Step(group, ds2.HeldBack(prev, cur, a.sources))
 	if !changed {
 		return nil
 	}
-	_, err = a.j.Rescale(Rescale{Instances: next[0], Strategy: a.cfg.Strategy, Gap: a.cfg.Gap, PerPair: a.cfg.PerPair, MaxPerStep: a.cfg.MaxPerStep})
-	if errors.Is(err, errBusy) {
-		// A reconfiguration is under way: decide again on what follows it.
-		a.decider, err = ds2.NewDecider(a.cfg.Policy, []int{active})
-		return err
-	}
+	m, err := a.j.Rescale(Rescale{Instances: next[0], Strategy: a.cfg.Strategy, Gap: a.cfg.Gap, PerPair: a.cfg.PerPair, MaxPerStep: a.cfg.MaxPerStep})
 	if err != nil {
+		// Decide again once it can be carried out.
+		d, err2 := ds2.NewDecider(a.cfg.Policy, []int{active})
+		if err2 != nil {
+			return err2
+		}
+		a.decider = d
+		if errors.Is(err, errBusy) || errors.Is(err, routing.ErrTooLate) {
+			return nil
+		}
+		if a.failed++; a.failed < 3 {
+			a.j.Logger().Warn("weir: autoscale: a rescale refused", "to", next[0], "reason", err)
+			return nil
+		}
 		return fmt.Errorf("rescale to %d instances: %w", next[0], err)
 	}
+	a.failed, a.moving = 0, m.Last
 	d := ScaleDecision{Epoch: end, From: active, To: next[0]}
 	for _, h := range b.Hot {
 		d.Hot = append(d.Hot, fmt.Sprintf("key group %d of %s needs %.0f records/s; an instance serves %.0f", h.KeyGroup, a.tasks[h.Operator].Name, h.Need, h.Capacity))

@@ -192,7 +192,13 @@ func (s *ckptService) carry(a coord.Action) error {
 	switch a := a.(type) {
 	case coord.WritePart:
 		n := a.Part.Checkpoint
-		err := c.writePart(a.Part)
+		var err error
+		if !c.awaySelf(n) {
+			// (A process that left writes no part of a checkpoint from its
+			// leave on: the checkpoint's leader writes it, empty. Both
+			// writing it raced.)
+			err = c.writePart(a.Part)
+		}
 		if err == nil {
 			err = c.writeLeft(a.Part)
 		}

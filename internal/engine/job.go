@@ -220,7 +220,9 @@ func (j *Job) Run(ctx context.Context) error {
 		j.watchNetwork(rt, net, cancel)
 	}
 	j.startControls(rt, net)
-	j.startAutoscale(rt, scaler)
+	if err := j.startAutoscale(rt, scaler); err != nil {
+		return err
+	}
 	// A stop asked for before the job could carry it out (the summaries
 	// of a distributed job must run first) takes effect now.
 	j.checkStop()

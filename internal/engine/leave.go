@@ -399,3 +399,12 @@ func (c *coordinator) away(p int, n uint64) bool {
 	}
 	return false
 }
+
+// awaySelf says whether this process is away from checkpoint n: it left
+// the job at or before n's epoch, and the checkpoint's leader writes its
+// part.
+func (c *coordinator) awaySelf(n uint64) bool {
+	c.leftMu.Lock()
+	defer c.leftMu.Unlock()
+	return c.away(c.self, n)
+}
