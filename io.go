@@ -103,6 +103,11 @@ type Seekable = dataflow.Seekable
 // rather than working.
 type Waiter = dataflow.Waiter
 
+// Backlogged is a Reader that knows how many records are waiting for it
+// (a broker partition's end less the reader's position, say). A job that
+// sizes itself (Autoscale) then sizes for the rate the records arrive at.
+type Backlogged = dataflow.Backlogged
+
 // Rescalable is a Seekable reader that can also resume where a run with a
 // different number of readers stopped, which restoring a checkpoint with
 // another parallelism needs, and moving a running source's shares to

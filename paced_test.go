@@ -43,3 +43,45 @@ func TestPaced(t *testing.T) {
 		t.Error("a rate of 0 was accepted")
 	}
 }
+
+// A paced source knows its backlog: read faster than what follows it
+// can take, the records due and not read show in its figures (and the
+// job's records are all there at the end); a plain slice's reader does
+// not say.
+func TestPacedBacklog(t *testing.T) {
+	in := make([]int, 1500)
+	for i := range in {
+		in[i] = i
+	}
+	for _, paced := range []bool{true, false} {
+		var src weir.Input[int] = weir.SliceSource[int]{Records: in, BatchSize: 16}
+		if paced {
+			src = weir.Paced[int](src, 3000)
+		}
+		var j *weir.Job
+		var most int64
+		known := false
+		j = weir.NewJob("backlog", weir.Workers(1), weir.BatchInterval(20*time.Millisecond), weir.OnEpoch(func(weir.EpochStats) {
+			for _, s := range j.Stats().Instances() {
+				if s.Source {
+					most, known = max(most, s.Backlog), known || s.KnowsBacklog
+				}
+			}
+		}))
+		slow := weir.Map(weir.Source(j, "src", src), func(v int) int { time.Sleep(time.Millisecond); return v })
+		out := &weir.Collect[int]{}
+		weir.Sink(slow, out)
+		if err := runErr(t, j); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Records()) != len(in) {
+			t.Errorf("paced %v: %d records of %d", paced, len(out.Records()), len(in))
+		}
+		if paced && (!known || most < 100) {
+			t.Errorf("a paced source at 3000/s before a step of 1 ms a record: backlog known %v, at most %d; want known and above 100", known, most)
+		}
+		if !paced && known {
+			t.Error("a slice's reader has a backlog in the figures")
+		}
+	}
+}

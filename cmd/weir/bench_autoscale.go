@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -28,6 +27,7 @@ type autoscaleBench struct {
 	policy         ds2.Policy
 	stepIntervals  int
 	placementSizes string
+	live           liveAutoscale
 }
 
 func benchAutoscaleCmd() *cobra.Command {
@@ -59,14 +59,38 @@ required.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !b.simulate {
-				return errors.New("bench autoscale: only --simulate runs yet (the live experiment needs the engine to act on its sizings)")
+				if b.rates == "" {
+					b.rates = liveDefaultRates
+				}
+				rates, err := parseRates(b.rates)
+				if err != nil {
+					return err
+				}
+				if err := b.policy.Check(); err != nil {
+					return fmt.Errorf("bench autoscale: %w", err)
+				}
+				return b.live.run(cmd.Context(), &b, rates)
+			}
+			if b.rates == "" {
+				b.rates = simulateDefaultRates
 			}
 			return b.runSimulation()
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&b.simulate, "simulate", false, "run the planners over a cost model instead of a job")
-	f.StringVar(&b.rates, "rates", "1e6,8e6,3e6,20e6,2e6", "source rates, records a second, one step each")
+	f.StringVar(&b.rates, "rates", "", "source rates, records a second, one step each (default "+liveDefaultRates+", with --simulate "+simulateDefaultRates+")")
+	f.DurationVar(&b.live.service, "service", 2*time.Millisecond, "the keyed operator's time a record (a sleep), live")
+	f.DurationVar(&b.live.step, "step", 30*time.Second, "each rate step's length, live")
+	f.DurationVar(&b.live.steady, "steady", 60*time.Second, "the steady run at the last rate after the steps, live")
+	f.DurationVar(&b.live.sweep, "sweep", 6*time.Second, "each run of the sweep of fixed parallelisms, live")
+	f.IntVar(&b.live.maxWorkers, "max-workers", 10, "the most instances the keyed operator may have, live")
+	f.IntVar(&b.live.start, "start-workers", 1, "the keyed operator's instances at start, live")
+	f.DurationVar(&b.live.interval, "batch-interval", 100*time.Millisecond, "an epoch's length, live")
+	f.IntVar(&b.live.every, "every", 10, "epochs of a policy interval, live")
+	f.IntVar(&b.live.keys, "keys", 4096, "keys of the keyed operator, live")
+	f.StringVar(&b.live.strategy, "strategy", "batched", "how the decisions' rescales move key groups (batched, all-at-once, fluid), live")
+	f.IntVar(&b.live.perPair, "per-pair", 8, "key groups one step of a batched rescale hands from one instance to another, live")
 	f.IntVar(&b.keyGroups, "key-groups", 4096, "key groups of the keyed window")
 	f.Float64Var(&b.skew, "s", 0.3, "Zipf exponent of the key groups' shares (0: equal)")
 	f.Float64Var(&b.noise, "noise", 0.05, "how far measured rates stray each interval (a share)")
@@ -84,6 +108,9 @@ required.`,
 	f.Float64Var(&b.policy.OverProvision, "over-provision", b.policy.OverProvision, "share of instances added to each sizing")
 	return cmd
 }
+
+// simulateDefaultRates are --simulate's rate steps.
+const simulateDefaultRates = "1e6,8e6,3e6,20e6,2e6"
 
 // model is the simulated pipeline.
 func (b *autoscaleBench) model() scalesim.Model {

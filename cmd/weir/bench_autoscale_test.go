@@ -39,12 +39,42 @@ func TestBenchAutoscaleSimulate(t *testing.T) {
 	}
 }
 
+// The live experiment, short: a count of 2 ms a record read at 300 and
+// then 1500 records a second, sized from one instance, takes at most
+// three decisions a step and ends each in the band the sweep of fixed
+// parallelisms gives; the steady run changes nothing; the counts are the
+// plain count's.
+func TestBenchAutoscaleLive(t *testing.T) {
+	r := mustSucceed(t, "bench", "autoscale", "--rates", "300,1500", "--step", "10s", "--steady", "4s", "--sweep", "2s", "--max-workers", "6")
+	text := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(text) != 3 {
+		t.Fatalf("%d lines; want 3:\n%s", len(text), r.stdout)
+	}
+	for i, l := range text[:2] {
+		m := oneJSON(t, l)
+		if m["checked"] != true || m["in_band"] != true || number(t, m, "steps") > 3 || number(t, m, "optimal") < 1 {
+			t.Errorf("step %d: %s", i, l)
+		}
+		if i == 1 && number(t, m, "final") < 2 {
+			t.Errorf("at 1500 records a second of 2 ms each the count stayed at %v instances: %s", m["final"], l)
+		}
+	}
+	if m := oneJSON(t, text[2]); number(t, m, "changes") != 0 || m["checked"] != true {
+		t.Errorf("steady: %s", text[2])
+	}
+}
+
 func TestBenchAutoscaleRefuses(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "only --simulate runs yet"},
+		{[]string{"--service", "0s"}, "--service"},
+		{[]string{"--start-workers", "20"}, "--max-workers"},
+		{[]string{"--step", "1s"}, "--step"},
+		{[]string{"--strategy", "sideways"}, "sideways"},
+		{[]string{"--per-pair", "0"}, "--per-pair"},
+		{[]string{"--keys", "0"}, "--keys"},
 		{[]string{"--simulate", "--rates", "1e6,x"}, "--rates"},
 		{[]string{"--simulate", "--rates", "-5"}, "--rates"},
 		{[]string{"--simulate", "--placement", "128:4"}, "--placement"},

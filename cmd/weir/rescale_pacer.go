@@ -18,12 +18,48 @@ import (
 type clock struct {
 	start time.Time
 	rate  float64 // records per second, all readers together
+	// steps, when given, replace rate: each step's rate for its length,
+	// the last one's on after it.
+	steps []rateStep
 	taken atomic.Int64
+}
+
+// rateStep is a rate held for a time.
+type rateStep struct {
+	rate float64
+	len  time.Duration
 }
 
 // due is the number of records the schedule allows to be handed out now.
 func (c *clock) due() int64 {
-	return int64(time.Since(c.start).Seconds()*c.rate) + 1 - c.taken.Load()
+	return int64(c.scheduled(time.Since(c.start))) + 1 - c.taken.Load()
+}
+
+// scheduled is the records due in the first d of the schedule.
+func (c *clock) scheduled(d time.Duration) float64 {
+	if len(c.steps) == 0 {
+		return d.Seconds() * c.rate
+	}
+	n := 0.0
+	for i, s := range c.steps {
+		if d <= s.len || i == len(c.steps)-1 {
+			return n + d.Seconds()*s.rate
+		}
+		n += s.len.Seconds() * s.rate
+		d -= s.len
+	}
+	return n
+}
+
+// rateAt is the rate d into the schedule.
+func (c *clock) rateAt(d time.Duration) float64 {
+	for i, s := range c.steps {
+		if d < s.len || i == len(c.steps)-1 {
+			return s.rate
+		}
+		d -= s.len
+	}
+	return c.rate
 }
 
 // scheduled wraps in so that its readers hand out records on c's
@@ -78,7 +114,7 @@ func (p *scheduledReader[T]) Read() ([]T, error) {
 	due := p.c.due()
 	if due <= 0 {
 		t0 := time.Now()
-		time.Sleep(min(time.Duration(float64(-due+1)/p.c.rate*float64(time.Second)), schedWait))
+		time.Sleep(min(time.Duration(float64(-due+1)/p.c.rateAt(t0.Sub(p.c.start))*float64(time.Second)), schedWait))
 		p.slept += time.Since(t0)
 		p.out = 0
 		return nil, nil
@@ -90,6 +126,10 @@ func (p *scheduledReader[T]) Read() ([]T, error) {
 	p.out = n
 	return b, nil
 }
+
+// Backlog implements weir.Backlogged: the records due on the schedule
+// and not handed out (the clock's, whichever reader takes them).
+func (p *scheduledReader[T]) Backlog() int64 { return max(0, p.c.due()-1) }
 
 // Waited implements weir.Waiter: the time Read slept for the schedule.
 func (p *scheduledReader[T]) Waited() time.Duration { return p.slept }

@@ -1,6 +1,7 @@
 package ds2
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -114,6 +115,31 @@ func NewDecider(p Policy, current []int) (*Decider, error) {
 
 // Current is the parallelism in force.
 func (d *Decider) Current() []int { return slices.Clone(d.cur) }
+
+// State is the decider's state, encoded: two deciders of one policy
+// whose states are equal decide alike on equal bands.
+func (d *Decider) State() []byte {
+	b := binary.AppendUvarint(nil, uint64(d.warm))
+	ints := func(xs []int) {
+		b = binary.AppendUvarint(b, uint64(len(xs)))
+		for _, x := range xs {
+			b = binary.AppendVarint(b, int64(x))
+		}
+	}
+	ints(d.cur)
+	b = binary.AppendUvarint(b, uint64(len(d.asks)))
+	for _, a := range d.asks {
+		ints(a.at)
+		ints(a.up)
+		ints(a.down)
+		if a.catchingUp {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	return b
+}
 
 // Step takes one interval's band (catchingUp: a source works through a
 // backlog) and returns the parallelism in force after it, and whether it

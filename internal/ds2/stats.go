@@ -65,7 +65,7 @@ func FromStats(tasks []Task, prev, cur metrics.JobStats, targets map[string]floa
 		if t.Source {
 			target, given := targets[t.Name]
 			if !given && wall > 0 {
-				target = readRate(d, t.Name, wall)
+				target = arrivalRate(prev, d, t.Name, wall)
 			}
 			op.Target = target
 		}
@@ -92,6 +92,34 @@ func interval(prev, cur metrics.JobStats) float64 {
 		return 0
 	}
 	return float64(b-a) / 1e9
+}
+
+// arrivalRate is the records a second that arrived for a source's
+// instances over an interval of wall seconds, when every one of them
+// that read anything knows its backlog (metrics.InstanceStats.Backlog):
+// what they read plus their backlogs' growth (an instance new in d counts
+// its backlog from 0). Otherwise it is readRate's estimate.
+func arrivalRate(prev, d metrics.JobStats, name string, wall float64) float64 {
+	before := map[[2]int]int64{}
+	for _, in := range prev.Instances() {
+		if in.Operator == name && in.KnowsBacklog {
+			before[[2]int{in.Process, in.Instance}] = in.Backlog
+		}
+	}
+	var n int64
+	for _, in := range d.Instances() {
+		if in.Operator != name {
+			continue
+		}
+		if !in.KnowsBacklog {
+			if in.RecordsIn > 0 {
+				return readRate(d, name, wall)
+			}
+			continue
+		}
+		n += in.RecordsIn + in.Backlog - before[[2]int{in.Process, in.Instance}]
+	}
+	return max(float64(n), 0) / wall
 }
 
 // readRate is what a source's instances would have read a second over an

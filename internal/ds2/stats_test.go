@@ -83,4 +83,19 @@ func TestFromStats(t *testing.T) {
 	if !near(ops[0].Target, 8000) || !HeldBack(prev, cur, []string{"src"}) {
 		t.Errorf("a source blocked three quarters of the time: target %v, held back %v; want 8000, true", ops[0].Target, HeldBack(prev, cur, []string{"src"}))
 	}
+	// Readers that know their backlog: what arrived is what they read
+	// plus the backlog's growth (300 and 200 more waiting; instance 1 did
+	// not say before), whatever the time blocked.
+	prev.Processes[0].Instances[0].Backlog, prev.Processes[0].Instances[0].KnowsBacklog = 100, true
+	cur.Processes[0].Instances[0].Backlog, cur.Processes[0].Instances[0].KnowsBacklog = 400, true
+	cur.Processes[0].Instances[1].Backlog, cur.Processes[0].Instances[1].KnowsBacklog = 200, true
+	ops, _ = FromStats(tasks, prev, cur, nil)
+	if !near(ops[0].Target, 2500) {
+		t.Errorf("sources with backlogs growing by 300 and 200 after reading 2000 in a second: target %v; want 2500", ops[0].Target)
+	}
+	// One that reads and does not say: the estimate from blocked time.
+	cur.Processes[0].Instances[1].KnowsBacklog = false
+	if ops, _ = FromStats(tasks, prev, cur, nil); !near(ops[0].Target, 8000) {
+		t.Errorf("a source instance that does not know its backlog: target %v; want the estimate, 8000", ops[0].Target)
+	}
 }

@@ -25,6 +25,7 @@ type readerTask interface {
 	Reading() bool
 	Movable() bool
 	Waited() time.Duration
+	Backlog() (int64, bool)
 }
 
 // shareTask is one instance of a movable source: it reads the share the
@@ -284,6 +285,9 @@ func (x *shareTask) errorf(format string, args ...any) error {
 
 func (x *shareTask) Close() error          { return x.st.Close() }
 func (x *shareTask) Waited() time.Duration { return x.st.Waited() }
+
+// Backlog is the reader's backlog (runtime.Backlogger).
+func (x *shareTask) Backlog() (int64, bool) { return x.st.Backlog() }
 
 // startShares makes instance inst of movable source src (task t, the
 // ti-th) and adds it to the runtime.

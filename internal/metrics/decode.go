@@ -69,10 +69,10 @@ func Decode(b []byte) (ProcessStats, error) {
 
 func decodeInstance(r *reader, names []string) InstanceStats {
 	in := InstanceStats{Operator: r.name(names), Instance: int(r.i()), Process: int(r.i())}
-	flags := r.i() // bit 0 Source, bit 1 Running
-	in.Source, in.Running = flags&1 != 0, flags&2 != 0
+	flags := r.i() // bit 0 Source, bit 1 Running, bit 2 KnowsBacklog
+	in.Source, in.Running, in.KnowsBacklog = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	in.RecordsIn, in.RecordsOut, in.BytesIn, in.BytesOut = r.i(), r.i(), r.i(), r.i()
-	in.Useful, in.Idle, in.Backpressure, in.Lifetime, in.Queue = r.d(), r.d(), r.d(), r.d(), int(r.i())
+	in.Useful, in.Idle, in.Backpressure, in.Lifetime, in.Queue, in.Backlog = r.d(), r.d(), r.d(), r.d(), int(r.i()), r.i()
 	in.Epoch, in.Watermark, in.KeyGroupLo, in.KeyGroups = uint64(r.i()), r.i(), int(r.i()), r.list(maxGroups)
 	return in
 }

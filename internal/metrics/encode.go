@@ -13,7 +13,7 @@ import (
 // once in a string table that instances and loads index.
 const (
 	encMagic   = "WM"
-	encVersion = 1
+	encVersion = 2
 	// Bounds a decoder checks before it allocates.
 	maxStrings   = 1 << 12
 	maxStringLen = 1 << 10
@@ -41,8 +41,8 @@ func Encode(b []byte, ps ProcessStats) []byte {
 	w.u(uint64(len(ps.Instances)))
 	for _, in := range ps.Instances {
 		w.u(uint64(index[in.Operator]))
-		w.i(int64(in.Instance), int64(in.Process), b2i(in.Source)|b2i(in.Running)<<1, in.RecordsIn, in.RecordsOut, in.BytesIn, in.BytesOut,
-			int64(in.Useful), int64(in.Idle), int64(in.Backpressure), int64(in.Lifetime), int64(in.Queue),
+		w.i(int64(in.Instance), int64(in.Process), b2i(in.Source)|b2i(in.Running)<<1|b2i(in.KnowsBacklog)<<2, in.RecordsIn, in.RecordsOut, in.BytesIn, in.BytesOut,
+			int64(in.Useful), int64(in.Idle), int64(in.Backpressure), int64(in.Lifetime), int64(in.Queue), in.Backlog,
 			int64(in.Epoch), in.Watermark, int64(in.KeyGroupLo))
 		w.list(in.KeyGroups)
 	}

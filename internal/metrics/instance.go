@@ -24,6 +24,7 @@ type Instance struct {
 	watermark             atomic.Int64
 	started, ended        atomic.Int64 // Unix nanoseconds
 	lived                 atomic.Int64 // nanoseconds of the lives that ended before started
+	backlog               atomic.Int64 // a source's backlog plus one; 0: unknown
 
 	// Queue, if set, returns the number of messages in the inbox.
 	Queue func() int
@@ -51,6 +52,10 @@ func (in *Instance) AddBytesOut(n int) { in.bytesOut.Add(int64(n)) }
 func (in *Instance) AddBusy(d int64)    { in.busy.Add(d) }
 func (in *Instance) AddBlocked(d int64) { in.blocked.Add(d) }
 func (in *Instance) AddIdle(d int64)    { in.idle.Add(d) }
+
+// SetBacklog records a source's backlog: the records its reader could
+// read now (n >= 0).
+func (in *Instance) SetBacklog(n int64) { in.backlog.Store(max(n, 0) + 1) }
 
 // Start and End record when the instance's goroutine started and ended
 // (Unix nanoseconds). An instance that starts again after it ended (a
@@ -95,6 +100,9 @@ func (in *Instance) Stats(now int64) InstanceStats {
 		BytesIn: in.bytesIn.Load(), BytesOut: in.bytesOut.Load(),
 		Useful: time.Duration(max(busy-blocked, 0)), Idle: time.Duration(in.idle.Load()), Backpressure: time.Duration(blocked),
 		Lifetime: in.Lifetime(now), Running: in.Running(), Epoch: in.epoch.Load(), Watermark: in.watermark.Load()}
+	if b := in.backlog.Load(); b > 0 {
+		st.Backlog, st.KnowsBacklog = b-1, true
+	}
 	if in.Queue != nil && in.ended.Load() == 0 {
 		st.Queue = in.Queue()
 	}

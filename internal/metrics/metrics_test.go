@@ -15,7 +15,8 @@ func sample() ProcessStats {
 			P999: 4 * time.Millisecond, Max: 5 * time.Millisecond, Sum: 20 * time.Millisecond},
 		Instances: []InstanceStats{
 			{Operator: "events→filter", Instance: 0, Process: 1, Source: true, RecordsIn: 100, RecordsOut: 60,
-				Useful: time.Second, Backpressure: 2 * time.Second, Lifetime: 4 * time.Second, Epoch: 42, Watermark: -1 << 63},
+				Useful: time.Second, Backpressure: 2 * time.Second, Lifetime: 4 * time.Second, Epoch: 42, Watermark: -1 << 63,
+				Backlog: 1 << 33, KnowsBacklog: true},
 			{Operator: "count→sink", Instance: 3, Process: 1, Running: true, RecordsIn: 60, BytesIn: 999, BytesOut: 5, Queue: 12,
 				Idle: time.Minute, KeyGroupLo: 64, KeyGroups: []int64{1, 0, -3, 1 << 50}},
 			{Operator: "events→filter", Instance: 1, Process: 1},

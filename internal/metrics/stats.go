@@ -34,6 +34,10 @@ type InstanceStats struct {
 	Running bool `json:"running"`
 	// Queue is the number of messages waiting in the instance's inbox.
 	Queue int `json:"queue"`
+	// Backlog, for a source instance whose reader says (KnowsBacklog), is
+	// the records it could read now without waiting.
+	Backlog      int64 `json:"backlog,omitempty"`
+	KnowsBacklog bool  `json:"knows_backlog,omitempty"`
 	// Epoch is the last epoch the instance completed; Watermark the
 	// watermark it completed it with (progress.NoWatermark without event
 	// time).

@@ -85,6 +85,20 @@ func (p *pacedReader[T]) Seek(pos []byte) error {
 	return s.Seek(pos)
 }
 
+// Backlog implements dataflow.Backlogged: the records due and not read
+// (once the inner reader has ended, at most those it returned and this
+// one did not).
+func (p *pacedReader[T]) Backlog() int64 {
+	if p.start.IsZero() {
+		return 0
+	}
+	due := max(0, int64(time.Since(p.start).Seconds()*p.rate)-p.emitted)
+	if p.err != nil {
+		due = min(due, int64(len(p.rest)))
+	}
+	return due
+}
+
 // maxWait bounds a sleep in Read, which must return within a few
 // milliseconds so that epochs are cut on time.
 const maxWait = 2 * time.Millisecond

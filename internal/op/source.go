@@ -158,6 +158,17 @@ func (s *sourceTask[T]) Waited() time.Duration {
 	return s.waited
 }
 
+// Backlog is the records its reader could read now, those it read and
+// has not passed on yet included (runtime.Backlogger); false if the
+// reader does not say (dataflow.Backlogged).
+func (s *sourceTask[T]) Backlog() (int64, bool) {
+	b, ok := s.r.(dataflow.Backlogged)
+	if !ok {
+		return 0, false
+	}
+	return b.Backlog() + int64(len(s.rest)), true
+}
+
 func (s *sourceTask[T]) Poll(limit int) (int, error) {
 	if s.r == nil {
 		return 0, nil

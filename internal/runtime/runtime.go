@@ -38,6 +38,12 @@ type Waiter interface {
 	Waited() time.Duration
 }
 
+// Backlogger is what a SourceTask implements when its reader may know
+// its backlog: Backlog returns it, and whether the reader says.
+type Backlogger interface {
+	Backlog() (int64, bool)
+}
+
 // InputTask is one instance of an operator fed through an inbox.
 type InputTask interface {
 	// Batch processes a batch that arrived on an input port. The task owns

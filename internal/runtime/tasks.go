@@ -46,6 +46,7 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 	idle := 0
 	m := s.meter
 	waiter, _ := s.task.(Waiter)
+	backlog, _ := s.task.(Backlogger)
 	var waited time.Duration
 	// mark ends every epoch up to and including last.
 	mark := func(last progress.Epoch, final bool) error {
@@ -92,6 +93,11 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 			if w := waiter.Waited(); w > waited {
 				m.waited(int64(w - waited))
 				waited = w
+			}
+		}
+		if backlog != nil {
+			if b, ok := backlog.Backlog(); ok {
+				m.M.SetBacklog(b)
 			}
 		}
 		if n > 0 {

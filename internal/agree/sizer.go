@@ -1,0 +1,253 @@
+package agree
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/weirstream/weir/internal/ds2"
+	"github.com/weirstream/weir/internal/metrics"
+)
+
+// Config is what a Sizer sizes: the job's tasks in topological order
+// (a keyed task's Max is its planned instances), the keyed ones (sized
+// together: one rescale moves them all), the sources' names, and the
+// policy.
+type Config struct {
+	Tasks   []ds2.Task
+	Keyed   []int
+	Sources []string
+	Policy  ds2.Policy
+}
+
+// Frozen is one process's figures at a round's epoch, as it sent them.
+type Frozen struct {
+	Process int
+	Figures []byte
+}
+
+// Round is the figures of every process taking part at a policy epoch,
+// in process order, with the keyed operators' active instances in the
+// table in force at Epoch and whether the table changed within the
+// interval ending there.
+type Round struct {
+	Epoch  uint64
+	Frozen []Frozen
+	Active int
+	Moved  bool
+}
+
+// Digest is what a round decided from.
+type Digest [sha256.Size]byte
+
+// Outcome is what a round decided: the keyed operators go From -> To
+// when Changed; Hot names key groups no instance can serve; Skipped says
+// why the round was not sized ("" if it was).
+type Outcome struct {
+	Epoch    uint64
+	Digest   Digest
+	Changed  bool
+	From, To int
+	Hot      []ds2.Hot
+	Skipped  string
+}
+
+// pendingRounds is how many rounds a decision may wait to take force
+// before the deciders start afresh from the instances in force.
+const pendingRounds = 3
+
+// Sizer steps through a job's rounds. Two Sizers of one Config that
+// started alike and took equal rounds are in equal states.
+type Sizer struct {
+	cfg     Config
+	planned int
+	decider *ds2.Decider
+	prev    *Round
+	stats   metrics.JobStats // prev's figures
+	restart bool             // the decider starts afresh once nothing moves
+	pending int              // rounds a decision has not taken force
+	resetAt uint64           // the decider starts afresh at the first round from it (0: none)
+}
+
+// New returns a Sizer for cfg whose keyed operators run active instances.
+func New(cfg Config, active int) (*Sizer, error) {
+	s := &Sizer{cfg: cfg}
+	if len(cfg.Keyed) == 0 {
+		return nil, errors.New("agree: no keyed task to size")
+	}
+	for _, k := range cfg.Keyed {
+		if k < 0 || k >= len(cfg.Tasks) {
+			return nil, fmt.Errorf("agree: keyed task %d of %d", k, len(cfg.Tasks))
+		}
+		s.planned = max(s.planned, cfg.Tasks[k].Max)
+	}
+	var err error
+	s.decider, err = ds2.NewDecider(cfg.Policy, []int{min(max(active, 1), max(s.planned, 1))})
+	return s, err
+}
+
+// Current is the keyed operators' instances the decider holds in force.
+func (s *Sizer) Current() int { return s.decider.Current()[0] }
+
+// ResetAt makes the decider start afresh at the first round from epoch e
+// on (the earliest such request wins).
+func (s *Sizer) ResetAt(e uint64) {
+	if s.resetAt == 0 || e < s.resetAt {
+		s.resetAt = e
+	}
+}
+
+// Step takes the next round, of a later epoch than the last.
+func (s *Sizer) Step(r Round) (Outcome, error) {
+	if s.prev != nil && r.Epoch <= s.prev.Epoch {
+		return Outcome{}, fmt.Errorf("agree: round of epoch %d after %d", r.Epoch, s.prev.Epoch)
+	}
+	if !slices.IsSortedFunc(r.Frozen, func(a, b Frozen) int { return a.Process - b.Process }) || len(r.Frozen) == 0 {
+		return Outcome{}, fmt.Errorf("agree: round of epoch %d: figures of no process, or out of process order", r.Epoch)
+	}
+	if s.resetAt > 0 && r.Epoch >= s.resetAt {
+		if err := s.fresh(r.Active); err != nil {
+			return Outcome{}, err
+		}
+		s.resetAt, s.restart = 0, false
+	}
+	out := Outcome{Epoch: r.Epoch, Digest: s.digest(r), From: s.Current(), To: s.Current()}
+	cur, err := decode(r)
+	if err != nil {
+		return Outcome{}, err
+	}
+	prev, pstats := s.prev, s.stats
+	s.prev, s.stats = &r, cur
+	switch {
+	case prev == nil:
+		out.Skipped = "the first round"
+	case r.Moved:
+		out.Skipped, s.restart = "key groups moved within the interval", true
+	case r.Active != s.Current():
+		out.Skipped, s.restart = "a decision has not taken force", true
+		if s.pending++; s.pending > pendingRounds {
+			out.Skipped += "; the decider starts afresh"
+			err = s.fresh(r.Active)
+		}
+	case s.restart:
+		out.Skipped, s.restart = "the decider starts afresh after a migration", false
+		err = s.fresh(r.Active)
+	case !sameProcesses(prev.Frozen, r.Frozen):
+		out.Skipped = "the processes taking part changed"
+	default:
+		s.pending = 0
+		err = s.size(&out, pstats, cur, r.Active)
+	}
+	return out, err
+}
+
+// fresh starts the decider again from active instances.
+func (s *Sizer) fresh(active int) error {
+	d, err := ds2.NewDecider(s.cfg.Policy, []int{min(max(active, 1), max(s.planned, 1))})
+	if err == nil {
+		s.decider, s.pending = d, 0
+	}
+	return err
+}
+
+// size sizes the interval from prev to cur and steps the decider.
+func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error {
+	tasks := slices.Clone(s.cfg.Tasks)
+	for _, k := range s.cfg.Keyed {
+		tasks[k].Instances = min(active, tasks[k].Max)
+	}
+	ops, err := ds2.FromStats(tasks, prev, cur, nil)
+	if err == nil {
+		var b ds2.Band
+		if b, err = s.cfg.Policy.Size(ops); err == nil {
+			group := ds2.Band{Sizing: ds2.Sizing{Parallelism: []int{0}, Max: []int{s.planned}, Measured: []bool{false}}, Up: []int{0}, Down: []int{0}}
+			for _, k := range s.cfg.Keyed {
+				group.Parallelism[0] = max(group.Parallelism[0], b.Parallelism[k])
+				group.Up[0], group.Down[0] = max(group.Up[0], b.Up[k]), max(group.Down[0], b.Down[k])
+				group.Measured[0] = group.Measured[0] || b.Measured[k]
+			}
+			next, changed := s.decider.Step(group, ds2.HeldBack(prev, cur, s.cfg.Sources))
+			out.Changed, out.To, out.Hot = changed, next[0], b.Hot
+			return nil
+		}
+	}
+	// An interval that cannot be sized (nothing processed, say) is
+	// passed over.
+	out.Skipped = "not sized: " + err.Error()
+	return nil
+}
+
+// digest covers the decider's state and both rounds.
+func (s *Sizer) digest(r Round) Digest {
+	h := sha256.New()
+	var b []byte
+	b = append(b, "weir-agree-1"...)
+	b = binary.AppendUvarint(b, uint64(s.pending))
+	if s.restart {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	st := s.decider.State()
+	b = binary.AppendUvarint(b, uint64(len(st)))
+	b = append(b, st...)
+	h.Write(b)
+	if s.prev != nil {
+		writeRound(h, *s.prev)
+	} else {
+		h.Write([]byte{0})
+	}
+	writeRound(h, r)
+	var d Digest
+	h.Sum(d[:0])
+	return d
+}
+
+type hashWriter interface{ Write([]byte) (int, error) }
+
+func writeRound(h hashWriter, r Round) {
+	b := []byte{1}
+	b = binary.AppendUvarint(b, r.Epoch)
+	b = binary.AppendUvarint(b, uint64(r.Active))
+	if r.Moved {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Frozen)))
+	for _, f := range r.Frozen {
+		b = binary.AppendUvarint(b, uint64(f.Process))
+		b = binary.AppendUvarint(b, uint64(len(f.Figures)))
+		h.Write(b)
+		h.Write(f.Figures)
+		b = b[:0]
+	}
+	h.Write(b)
+}
+
+// decode builds the job's figures from a round's: the first process's
+// clock measures the interval.
+func decode(r Round) (metrics.JobStats, error) {
+	last := r.Frozen[len(r.Frozen)-1].Process
+	st := metrics.JobStats{Self: r.Frozen[0].Process, Processes: make([]metrics.ProcessStats, last+1)}
+	for p := range st.Processes {
+		st.Processes[p].Process = p
+	}
+	for _, f := range r.Frozen {
+		ps, err := metrics.Decode(f.Figures)
+		if err != nil {
+			return st, fmt.Errorf("agree: round of epoch %d, process %d: %w", r.Epoch, f.Process, err)
+		}
+		if ps.Process != f.Process {
+			return st, fmt.Errorf("agree: round of epoch %d: process %d sent the figures of %d", r.Epoch, f.Process, ps.Process)
+		}
+		st.Processes[f.Process] = ps
+	}
+	return st, nil
+}
+
+func sameProcesses(a, b []Frozen) bool {
+	return slices.EqualFunc(a, b, func(x, y Frozen) bool { return x.Process == y.Process })
+}

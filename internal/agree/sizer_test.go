@@ -1,0 +1,166 @@
+package agree
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir/internal/ds2"
+	"github.com/weirstream/weir/internal/metrics"
+)
+
+// A source "src" (one instance, process 0) feeding a keyed "count" of
+// up to 8 instances spread over the processes.
+func config() Config {
+	return Config{Tasks: []ds2.Task{
+		{Name: "src", Source: true, Instances: 1, Max: 1},
+		{Name: "count", Keyed: true, Upstream: []int{0}, Instances: 2, Max: 8},
+	}, Keyed: []int{1}, Sources: []string{"src"}, Policy: ds2.DefaultPolicy}
+}
+
+// figures is process p's frozen figures after k intervals of one
+// second in which the source read rate records a second and each of the
+// process's active count instances took its share at service per record.
+func figures(p, procs, active, k int, rate float64, service time.Duration) []byte {
+	ps := metrics.ProcessStats{Process: p, Time: int64(k+1) * int64(time.Second)}
+	read := int64(rate) * int64(k)
+	if p == 0 {
+		ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "src", Process: 0, Source: true, RecordsIn: read, RecordsOut: read,
+			Useful: time.Duration(k) * time.Millisecond, Lifetime: time.Duration(k) * time.Second, Running: true})
+	}
+	counts := make([]int64, 16)
+	for i := p; i < active; i += procs {
+		n := read / int64(active)
+		ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "count", Instance: i, Process: p, RecordsIn: n,
+			Useful: time.Duration(n) * service, Lifetime: time.Duration(k) * time.Second, Running: true})
+	}
+	for g := range counts {
+		counts[g] = read / int64(len(counts)) / int64(procs)
+	}
+	ps.Loads = []metrics.KeyGroupLoad{{Operator: "count", Counts: counts}}
+	return metrics.Encode(nil, ps)
+}
+
+func round(k, procs, active int, rate float64) Round {
+	r := Round{Epoch: uint64(10 * k), Active: active}
+	for p := range procs {
+		r.Frozen = append(r.Frozen, Frozen{Process: p, Figures: figures(p, procs, active, k, rate, time.Millisecond)})
+	}
+	return r
+}
+
+// Three processes' sizers fed the same rounds decide alike, with equal
+// digests, and scale a count of 1 ms a record read at 3000 a second up
+// from 2 instances; a sizer fed one round whose figures differ gives
+// another digest for it and the next (both sized from it).
+func TestSizersAgree(t *testing.T) {
+	var sizers []*Sizer
+	for range 4 {
+		s, err := New(config(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizers = append(sizers, s)
+	}
+	decided := 0
+	for k := 1; k <= 8; k++ {
+		r := round(k, 2, 2, 3000)
+		var outs []Outcome
+		for i, s := range sizers {
+			ri := r
+			if i == 3 && k == 4 {
+				// One process's view of process 1 differs.
+				ri.Frozen = []Frozen{r.Frozen[0], {Process: 1, Figures: figures(1, 2, 2, k, 2900, time.Millisecond)}}
+			}
+			o, err := s.Step(ri)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs = append(outs, o)
+		}
+		for i := 1; i < 3; i++ {
+			if outs[i].Digest != outs[0].Digest || outs[i].Changed != outs[0].Changed || outs[i].To != outs[0].To || outs[i].Skipped != outs[0].Skipped {
+				t.Fatalf("round %d: process %d decided %+v, process 0 %+v", k, i, outs[i], outs[0])
+			}
+		}
+		if (k == 4 || k == 5) && outs[3].Digest == outs[0].Digest {
+			// Rounds 4 and 5 are sized from round 4's figures.
+			t.Errorf("round %d: the sizer fed other figures at round 4 has the same digest", k)
+		}
+		if k < 4 && outs[3].Digest != outs[0].Digest {
+			t.Errorf("round %d: the digests differ before the figures did", k)
+		}
+		if outs[0].Changed {
+			decided++
+			// 3000 records of 1 ms at 80 %: 4 instances.
+			if outs[0].From != 2 || outs[0].To != 4 {
+				t.Errorf("round %d: %+v; want 2 -> 4", k, outs[0])
+			}
+		}
+		t.Logf("round %d: %+v", k, outs[0])
+	}
+	if decided != 1 {
+		t.Errorf("%d decisions; want one", decided)
+	}
+}
+
+// A decision that never takes force lets the decider start afresh from
+// the instances in force after pendingRounds rounds; a round whose table
+// moved is not sized; ResetAt starts it afresh at the named epoch.
+func TestSizerPendingAndReset(t *testing.T) {
+	s, err := New(config(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changedAt int
+	for k := 1; k <= 12; k++ {
+		o, err := s.Step(round(k, 1, 2, 3000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Changed {
+			changedAt = k
+		}
+		if changedAt > 0 && k > changedAt && k <= changedAt+pendingRounds && o.Skipped == "" {
+			t.Errorf("round %d sized while a decision waits: %+v", k, o)
+		}
+	}
+	if changedAt == 0 {
+		t.Fatal("no decision")
+	}
+	if s.Current() != 2 && s.Current() != 4 {
+		t.Errorf("current %d", s.Current())
+	}
+	o, err := s.Step(Round{Epoch: 200, Frozen: round(13, 1, 2, 3000).Frozen, Active: 2, Moved: true})
+	if err != nil || o.Skipped == "" || o.Changed {
+		t.Errorf("a moved round: %+v %v", o, err)
+	}
+	if _, err := s.Step(Round{Epoch: 190, Frozen: round(12, 1, 2, 3000).Frozen, Active: 2}); err == nil {
+		t.Error("a round of an earlier epoch was accepted")
+	}
+	// Rounds 1 (the first), 2 (warm-up), 3 and 4 (activation) change at
+	// 4; a reset named for round 4's epoch puts the change off.
+	for _, reset := range []bool{false, true} {
+		s, _ := New(config(), 2)
+		var changed []int
+		for k := 1; k <= 5; k++ {
+			if reset && k == 3 {
+				s.ResetAt(40)
+			}
+			o, err := s.Step(round(k, 1, 2, 3000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Changed {
+				changed = append(changed, k)
+			}
+		}
+		want := []int{4}
+		if reset {
+			want = nil // warm-up at 4, one ask at 5
+		}
+		if !slices.Equal(changed, want) {
+			t.Errorf("reset %v: changed at rounds %v; want %v", reset, changed, want)
+		}
+	}
+}
