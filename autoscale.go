@@ -61,10 +61,24 @@ func Autoscale(p AutoscalePolicy, opts ...RescaleOption) JobOption {
 
 // ScaleDecision is one decision of a job that sizes itself: at the end of
 // the policy interval of Epoch its keyed operators went From -> To
-// instances; Hot names key groups no instance could serve.
+// instances; Hot names key groups no instance could serve; Wanted, when
+// the sizing asked for more instances than the processes run (Workers
+// each), is how many: more processes are needed.
 type ScaleDecision = engine.ScaleDecision
 
 // ScaleDecisions returns what a job that sizes itself decided so far,
 // oldest first, and why it stopped deciding if it did (its decisions
 // could not be carried out).
 func (j *Job) ScaleDecisions() ([]ScaleDecision, error) { return j.e.ScaleDecisions() }
+
+// ScaleDisagreements counts the rounds of a job of several processes that
+// sizes itself whose processes sized them from figures that differed
+// (by the digests they shared): none of those rounds decided anything.
+func (j *Job) ScaleDisagreements() int { return j.e.ScaleDisagreements() }
+
+// WantedInstances is, when the job sizes itself and its sizing asks for
+// more instances of its keyed operators than its processes run (Workers
+// each), how many it asks for: more processes are needed. The figures
+// say so too (weir_autoscale_wanted_instances), and a log line once per
+// change. 0 otherwise.
+func (j *Job) WantedInstances() int { return j.e.WantedInstances() }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/weirstream/weir"
-	"github.com/weirstream/weir/internal/transport"
 )
 
 // sizedCount is a running word count whose keyed step takes service of
@@ -79,7 +78,6 @@ func TestAutoscaleRefused(t *testing.T) {
 	in := wordsInput(100)
 	bad := weir.DefaultAutoscalePolicy
 	bad.Utilization = 0
-	nets := transport.NewLocal(2)
 	for _, c := range []struct {
 		name  string
 		opts  []weir.JobOption
@@ -91,7 +89,7 @@ func TestAutoscaleRefused(t *testing.T) {
 		}, "no keyed operator"},
 		{"a bad policy", []weir.JobOption{weir.Workers(2), weir.Autoscale(bad)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "target utilization"},
 		{"no interval", []weir.JobOption{weir.Workers(2), weir.Autoscale(weir.AutoscalePolicy{})}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "policy interval"},
-		{"two processes", []weir.JobOption{weir.Workers(2), weir.WithNetwork(nets[0]), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "several processes"},
+		{"elastic", []weir.JobOption{weir.Workers(2), weir.Cluster(0, []string{"127.0.0.1:1", "127.0.0.1:2"}, "s"), weir.ElasticCluster(1), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "elastic job"},
 		{"count-based epochs", []weir.JobOption{weir.Workers(2), weir.EpochRecords(100), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "count-based epochs"},
 	} {
 		j := weir.NewJob("refused", c.opts...)

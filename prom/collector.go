@@ -119,6 +119,13 @@ var instFigures = []figure[inst]{
 
 type proc = metrics.ProcessStats
 
+// The autoscaler's figures, of the serving process.
+var (
+	wantedDesc    = desc("autoscale_wanted_instances", "Instances of the keyed operators the autoscaler's sizing last asked for beyond those the job's processes run: more processes are needed when positive.", procLabels)
+	decisionsDesc = desc("autoscale_decisions_total", "Decisions the autoscaler took (every process of the job counts the same ones).", procLabels)
+	differedDesc  = desc("autoscale_disagreements_total", "Rounds whose processes sized them from figures that differed: none of them decided.", procLabels)
+)
+
 var procFigures = []figure[proc]{
 	counter("records_read_total", "Records the process's sources read.", procLabels,
 		func(p *proc, _ *proc) float64 { return float64(p.Records) }),
@@ -188,7 +195,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	describe(ch, procFigures)
 	describe(ch, peerFigures)
 	describe(ch, ckptFigures)
-	for _, d := range []*prometheus.Desc{latencyDesc, keyGroupDesc, cpDesc, busyDesc} {
+	for _, d := range []*prometheus.Desc{latencyDesc, keyGroupDesc, cpDesc, busyDesc, wantedDesc, decisionsDesc, differedDesc} {
 		ch <- d
 	}
 }
@@ -210,6 +217,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		collectProcess(ch, st.Job, ps)
 	}
 	self := strconv.Itoa(st.Self)
+	if a := st.Autoscale; a != nil {
+		ch <- prometheus.MustNewConstMetric(wantedDesc, prometheus.GaugeValue, float64(a.Wanted), st.Job, self)
+		ch <- prometheus.MustNewConstMetric(decisionsDesc, prometheus.CounterValue, float64(a.Decisions), st.Job, self)
+		ch <- prometheus.MustNewConstMetric(differedDesc, prometheus.CounterValue, float64(a.Differed), st.Job, self)
+	}
 	for _, p := range st.Critical {
 		ch <- prometheus.MustNewConstMetric(cpDesc, prometheus.GaugeValue, p.CP, st.Job, self, p.Group, p.Name)
 		ch <- prometheus.MustNewConstMetric(busyDesc, prometheus.GaugeValue, p.Busy, st.Job, self, p.Group, p.Name)

@@ -50,7 +50,8 @@ func stats() fixed {
 			Latency: metrics.LatencyStats{Count: 9, P50: 20 * time.Millisecond, P90: 30 * time.Millisecond, P99: 50 * time.Millisecond,
 				P999: 70 * time.Millisecond, Max: 80 * time.Millisecond, Sum: 250 * time.Millisecond}},
 		{Process: 2},
-	}, Critical: []metrics.Participation{{Group: "operator", Name: "count", CP: 0.75, Busy: 0.5}}}
+	}, Critical: []metrics.Participation{{Group: "operator", Name: "count", CP: 0.75, Busy: 0.5}},
+		Autoscale: &metrics.AutoscaleStats{Decisions: 3, Differed: 1, Wanted: 12}}
 }
 
 // families parses a text exposition with expfmt.
@@ -169,6 +170,9 @@ func TestMetricsOfOneProcess(t *testing.T) {
 		{"weir_checkpoint_last_alignment_seconds", dto.MetricType_GAUGE, p1, 0.02},
 		{"weir_checkpoint_last_bytes", dto.MetricType_GAUGE, p1, 8192},
 		{"weir_critical_participation_ratio", dto.MetricType_GAUGE, lbl("job", "ysb", "process", "1", "group", "operator", "name", "count"), 0.75},
+		{"weir_autoscale_wanted_instances", dto.MetricType_GAUGE, p1, 12},
+		{"weir_autoscale_decisions_total", dto.MetricType_COUNTER, p1, 3},
+		{"weir_autoscale_disagreements_total", dto.MetricType_COUNTER, p1, 1},
 		{"weir_busy_ratio", dto.MetricType_GAUGE, lbl("job", "ysb", "process", "1", "group", "operator", "name", "count"), 0.5},
 	} {
 		if f := fams[c.name]; f == nil || f.GetType() != c.typ {

@@ -93,8 +93,8 @@ func TestBenchAutoscaleRefuses(t *testing.T) {
 }
 
 // A word count that sizes itself (--autoscale, from one worker up to
-// two) writes the reference counts; the flags that make no sense are
-// refused.
+// two a process) writes the reference counts, in one process and in two;
+// the flags that make no sense are refused.
 func TestRunAutoscale(t *testing.T) {
 	dir := t.TempDir()
 	var text strings.Builder
@@ -107,6 +107,13 @@ func TestRunAutoscale(t *testing.T) {
 		"--autoscale", "--workers", "1", "--max-workers", "2", "--target-utilization", "0.5")
 	if got, want := readFile(t, out), wordcountCSV(text.String()); got != want {
 		t.Errorf("the counts of a job that sizes itself differ from the reference")
+	}
+	// Over two processes, which decide alike.
+	out2 := filepath.Join(dir, "words2.csv")
+	mustSucceed(t, "launch", "-n", "2", "--", "run", "wordcount", "--input", in, "--out", out2, "--rate", "20000", "--interval", "100ms",
+		"--autoscale", "--workers", "1", "--max-workers", "2", "--target-utilization", "0.5")
+	if got, want := readFile(t, out2), wordcountCSV(text.String()); got != want {
+		t.Errorf("the counts of a job of two processes that sizes itself differ from the reference")
 	}
 	for _, c := range []struct {
 		args []string

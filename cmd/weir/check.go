@@ -86,10 +86,10 @@ func (f *jobFlags) checkAutoscale(procs int) error {
 		f.maxWorkers = f.workers
 	}
 	switch {
-	case procs > 1 || f.elastic:
-		return errors.New("--autoscale: a job of several processes does not size itself yet; run it in one process, or rescale it by hand (weir rescale)")
-	case f.maxWorkers < f.workers || f.maxWorkers > f.keyGroups:
-		return fmt.Errorf("--max-workers %d: must be from --workers %d to the %d key groups", f.maxWorkers, f.workers, f.keyGroups)
+	case f.elastic:
+		return errors.New("--autoscale: an elastic job (--elastic) does not size itself yet; start it with a fixed set of processes, or rescale it by hand (weir rescale)")
+	case f.maxWorkers < f.workers || f.maxWorkers*procs > f.keyGroups:
+		return fmt.Errorf("--max-workers %d: must be from --workers %d to the %d key groups (over %d processes)", f.maxWorkers, f.workers, f.keyGroups, procs)
 	case !(f.targetUtil >= 0.2 && f.targetUtil <= 1):
 		return fmt.Errorf("--target-utilization %v: want 0.2 to 1", f.targetUtil)
 	case fs.Changed("active-instances") && f.active > f.maxWorkers:

@@ -68,7 +68,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.stateDir, "state-dir", "weir-state", "directory of the pebble state")
 	fs.StringVar(&f.trace, "trace", "", "record the workers' activities to `FILE` (FILE.process-I in a distributed job) for weir trace analyze")
 	fs.BoolVar(&f.elastic, "elastic", false, "a distributed job whose processes may leave: SIGTERM (or SIGINT) makes this process hand its key groups to the others and exit 0 while they run on, instead of stopping the whole job")
-	fs.BoolVar(&f.autoscale, "autoscale", false, "size the keyed operators by themselves while the job runs (DS2 over their true rates), from --workers up to --max-workers per process; a job of one process")
+	fs.BoolVar(&f.autoscale, "autoscale", false, "size the keyed operators by themselves while the job runs (DS2 over their true rates), from --workers up to --max-workers per process; every process of the job decides alike, with no master")
 	fs.IntVar(&f.maxWorkers, "max-workers", 0, "with --autoscale, the most instances per process the keyed operators may grow to (default --workers)")
 	fs.Float64Var(&f.targetUtil, "target-utilization", 0.8, "with --autoscale, the share of an instance's true rate the sizing plans for (0.2 to 1)")
 	fs.StringVar(&f.fromCkpt, "from-checkpoint", "", "start from the checkpoint in `DIR` (a chk-N directory), even one taken with other --workers or processes")
@@ -213,7 +213,7 @@ func (f *jobFlags) autoscaleOptions() []weir.JobOption {
 	if f.maxWorkers > f.workers {
 		opts = append(opts, weir.Workers(f.maxWorkers))
 		if f.active == 0 {
-			opts = append(opts, weir.ActiveInstances(f.workers))
+			opts = append(opts, weir.ActiveInstances(f.workers*max(1, f.cluster.resolved.Processes())))
 		}
 	}
 	return opts

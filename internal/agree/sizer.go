@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/weirstream/weir/internal/ds2"
@@ -43,14 +44,17 @@ type Round struct {
 type Digest [sha256.Size]byte
 
 // Outcome is what a round decided: the keyed operators go From -> To
-// when Changed; Hot names key groups no instance can serve; Skipped says
-// why the round was not sized ("" if it was).
+// when Changed; Hot names key groups no instance can serve; Wanted, when
+// the sizing asks for more instances than the keyed operators have
+// planned, is how many it asks for (over-provisioned; 0 otherwise);
+// Skipped says why the round was not sized ("" if it was).
 type Outcome struct {
 	Epoch    uint64
 	Digest   Digest
 	Changed  bool
 	From, To int
 	Hot      []ds2.Hot
+	Wanted   int
 	Skipped  string
 }
 
@@ -170,6 +174,7 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 			}
 			next, changed := s.decider.Step(group, ds2.HeldBack(prev, cur, s.cfg.Sources))
 			out.Changed, out.To, out.Hot = changed, next[0], b.Hot
+			out.Wanted = s.wanted(ops, b.Capped)
 			return nil
 		}
 	}
@@ -177,6 +182,27 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 	// passed over.
 	out.Skipped = "not sized: " + err.Error()
 	return nil
+}
+
+// wanted is, when a keyed operator is among the capped, the instances
+// the keyed operators would need with no bound, over-provisioned.
+func (s *Sizer) wanted(ops []ds2.Operator, capped []int) int {
+	if !slices.ContainsFunc(capped, func(i int) bool { return slices.Contains(s.cfg.Keyed, i) }) {
+		return 0
+	}
+	free := slices.Clone(ops)
+	for _, k := range s.cfg.Keyed {
+		free[k].Max = 0
+	}
+	sz, err := ds2.Size(free, s.cfg.Policy.Utilization)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, k := range s.cfg.Keyed {
+		n = max(n, sz.Parallelism[k])
+	}
+	return int(math.Ceil(float64(n)*(1+s.cfg.Policy.OverProvision) - 1e-9))
 }
 
 // digest covers the decider's state and both rounds.

@@ -32,8 +32,8 @@ func (c *JobConfig) validateAutoscale(procs int) error {
 		return nil
 	}
 	switch {
-	case procs > 1 || c.Cluster != nil && c.Cluster.Members > 0:
-		return errors.New("weir: Autoscale: a job of several processes (or an elastic one) does not size itself yet; run it in one process, or rescale it by hand (Job.Rescale, weir rescale)")
+	case c.Cluster != nil && c.Cluster.Members > 0:
+		return errors.New("weir: Autoscale: an elastic job (processes joining and leaving) does not size itself yet; start it with a fixed set of processes, or rescale it by hand (Job.Rescale, weir rescale)")
 	case a.Every < 1:
 		return fmt.Errorf("weir: Autoscale: a policy interval of %d epochs; want at least 1", a.Every)
 	case c.EpochRecords > 0:

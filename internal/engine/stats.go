@@ -40,6 +40,11 @@ func (j *Job) Stats() metrics.JobStats {
 		st.Processes[p].Process = p
 	}
 	st.Critical = j.critical()
+	if j.autoscale.board != nil {
+		j.autoscale.mu.Lock()
+		st.Autoscale = &metrics.AutoscaleStats{Decisions: len(j.autoscale.decisions), Differed: j.autoscale.differed, Wanted: j.autoscale.wanted}
+		j.autoscale.mu.Unlock()
+	}
 	j.mu.Lock()
 	reg, x := j.reg, j.summaries
 	ready := j.statsReady

@@ -22,7 +22,7 @@ func (j *Job) startSummaries(nw transport.Network) {
 	every := min(max(j.Cfg.Interval/2, 50*time.Millisecond), 500*time.Millisecond)
 	x := summary.StartAbsent(nw, summaryChannel, every, j.slots.absent(), func() summary.Message {
 		ending := j.markEnding() // before the announcements: it covers them
-		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures(), Reconfigs: j.announced(), Ending: ending}
+		m := summary.Message{Counts: summary.Counts(j.localCounts()), Figures: j.figures(), Reconfigs: j.announced(), Ending: ending, Sizing: j.sizingShare()}
 		if j.coord != nil {
 			_, m.Complete = j.coord.progress()
 			m.Written = j.coord.newestWritten()
@@ -37,6 +37,7 @@ func (j *Job) startSummaries(nw transport.Network) {
 		return m
 	}, func(m summary.Message) {
 		j.heard(m.Process, m.Reconfigs)
+		j.hearSizing(m.Process, m.Sizing)
 		j.peerEnding(m.Process, m.Ending || m.Final)
 		if m.Final {
 			j.peerEnded(m.Process) // after its announcements

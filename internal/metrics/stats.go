@@ -133,6 +133,19 @@ type JobStats struct {
 	// Critical is the newest critical-participation breakdown, when
 	// tracing is on (see internal/trace).
 	Critical []Participation `json:"critical,omitempty"`
+	// Autoscale is the serving process's autoscaler's view, in a job
+	// that sizes itself.
+	Autoscale *AutoscaleStats `json:"autoscale,omitempty"`
+}
+
+// AutoscaleStats is what a job that sizes itself decided: its decisions
+// so far, the rounds whose processes' digests differed, and the instances
+// its sizing last asked for beyond those the processes run (0: none;
+// more processes are needed when positive).
+type AutoscaleStats struct {
+	Decisions int `json:"decisions"`
+	Differed  int `json:"differed"`
+	Wanted    int `json:"wanted_instances"`
 }
 
 // Participation is one row of a critical-participation summary: the share

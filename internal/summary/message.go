@@ -46,6 +46,10 @@ type Message struct {
 	// opaque here) the process asked for last, announced to every peer
 	// until they take force.
 	Reconfigs [][]byte
+	// Sizing is what the process's autoscaler shares (the figures it
+	// froze at the newest policy epochs and the digests of its newest
+	// rounds: internal/engine's encoding, opaque here).
+	Sizing []byte
 }
 
 // Count is a named counter.
@@ -56,7 +60,7 @@ type Count struct {
 
 const (
 	magic      = 0x5753 // "WS"
-	version    = 5
+	version    = 6
 	maxCounts  = 256
 	maxNameLen = 256
 	maxFigures = 16 << 20
@@ -104,7 +108,8 @@ func Encode(b []byte, m Message) []byte {
 		b = binary.AppendUvarint(b, uint64(len(r)))
 		b = append(b, r...)
 	}
-	return b
+	b = binary.AppendUvarint(b, uint64(len(m.Sizing)))
+	return append(b, m.Sizing...)
 }
 
 var errShort = errors.New("summary: message cut short")
@@ -187,6 +192,14 @@ func Decode(b []byte) (Message, error) {
 		m.Reconfigs = append(m.Reconfigs, append([]byte(nil), b[:l]...))
 		b = b[l:]
 	}
+	ls := uv()
+	if b == nil || ls > maxFigures || ls > uint64(len(b)) {
+		return Message{}, errShort
+	}
+	if ls > 0 {
+		m.Sizing = append([]byte(nil), b[:ls]...)
+	}
+	b = b[ls:]
 	if len(b) != 0 {
 		return Message{}, fmt.Errorf("summary: %d bytes after the message", len(b))
 	}

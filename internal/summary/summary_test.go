@@ -13,7 +13,7 @@ func TestEncodeDecode(t *testing.T) {
 	ms := []Message{
 		{},
 		{Process: 3, Seq: 9, Final: true, Stop: true, Stopped: true, Ending: true, StopAt: 50, PaceFrom: 120, PaceStride: 4, Complete: 42, Written: 45, Counts: Counts(map[string]int64{"records": 1 << 40, "late": -1, "dead_letters": 7}),
-			Figures: []byte("WM\x01\x00figures"), Reconfigs: [][]byte{[]byte("WRRC\x01one"), []byte("two")}},
+			Figures: []byte("WM\x01\x00figures"), Reconfigs: [][]byte{[]byte("WRRC\x01one"), []byte("two")}, Sizing: []byte("sizing")},
 	}
 	for _, m := range ms {
 		got, err := Decode(Encode(nil, m))

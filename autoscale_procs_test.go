@@ -1,0 +1,80 @@
+package weir_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/internal/transport"
+)
+
+// A job of two processes of two workers each sizes its keyed count by
+// itself, with no master: the count (1 ms a record, so at 6000 records a
+// second it needs about eight instances at 80 %) starts on one instance
+// of four and grows to all four; both processes list the same decisions,
+// their digests never differ, both say with the first decision that more
+// instances are wanted than the processes run, and the counts both sinks wrote together are the
+// plain count's.
+func TestAutoscaleProcesses(t *testing.T) {
+	in := wordsInput(36000)
+	pol := weir.DefaultAutoscalePolicy
+	pol.Every = 10
+	nets := transport.NewLocal(2)
+	jobs := make([]*weir.Job, 2)
+	outs := make([]*weir.Collect[wordCount], 2)
+	for i := range jobs {
+		j := weir.NewJob("autoscale-procs", weir.Workers(2), weir.ActiveInstances(1), weir.BatchInterval(100*time.Millisecond), weir.BatchSize(16),
+			weir.WithNetwork(nets[i]), weir.Autoscale(pol, weir.WithStrategy(weir.AllAtOnce)))
+		s := weir.Source(j, "words", weir.Paced[string](weir.SliceSource[string]{Records: in, BatchSize: 16}, 6000), weir.Parallelism(1))
+		c := weir.Process(weir.KeyBy(s, func(w string) string { return w }), func(k string, st *int, _ string, out []wordCount) []wordCount {
+			time.Sleep(time.Millisecond)
+			*st++
+			return append(out, wordCount{k, *st})
+		}, weir.Name("count"))
+		outs[i] = &weir.Collect[wordCount]{}
+		weir.Sink(c, outs[i], weir.Name("out"))
+		jobs[i] = j
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	errs, done := runAll(ctx, jobs)
+	<-done
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+	}
+	var decided [2][]weir.ScaleDecision
+	for i, j := range jobs {
+		ds, err := j.ScaleDecisions()
+		if err != nil {
+			t.Errorf("process %d: the autoscaler stopped: %v", i, err)
+		}
+		decided[i] = ds
+		if n := j.ScaleDisagreements(); n != 0 {
+			t.Errorf("process %d: %d rounds whose digests differed", i, n)
+		}
+		if a := j.Stats().Autoscale; a == nil || a.Decisions != len(ds) || a.Differed != 0 {
+			t.Errorf("process %d: the figures' autoscaler %+v; want %d decisions, none differed", i, a, len(ds))
+		}
+		if len(ds) > 0 && ds[0].Wanted <= 4 {
+			t.Errorf("process %d: the first decision wanted %d instances; want more than the 4 the processes run", i, ds[0].Wanted)
+		}
+	}
+	t.Logf("decisions %+v", decided[0])
+	if !slices.EqualFunc(decided[0], decided[1], func(a, b weir.ScaleDecision) bool {
+		return a.Epoch == b.Epoch && a.From == b.From && a.To == b.To && a.Wanted == b.Wanted
+	}) {
+		t.Errorf("the processes decided apart: %+v and %+v", decided[0], decided[1])
+	}
+	if len(decided[0]) == 0 || decided[0][0].From != 1 || decided[0][len(decided[0])-1].To != 4 || len(decided[0]) > 3 {
+		t.Errorf("decisions %+v; want one to three, from 1, ending at 4", decided[0])
+	}
+	all := append(outs[0].Records(), outs[1].Records()...)
+	if len(all) != len(in) {
+		t.Errorf("%d counts for %d records", len(all), len(in))
+	}
+	checkWordCounts(t, in, all)
+}

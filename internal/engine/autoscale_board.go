@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/weirstream/weir/internal/agree"
+)
+
+// sharedRounds is how many of its newest frozen figures and digests a
+// process repeats in each summary, so that a peer that missed a summary
+// still sees every one.
+const sharedRounds = 4
+
+// sizingBoard is what every process of a job that sizes itself froze at
+// the policy epochs (its figures) and decided from them (its rounds'
+// digests), as this process heard it; its own entries included.
+type sizingBoard struct {
+	mu      sync.Mutex
+	frozen  map[int]map[uint64][]byte
+	digests map[int]map[uint64]agree.Digest
+}
+
+func newSizingBoard() *sizingBoard {
+	return &sizingBoard{frozen: map[int]map[uint64][]byte{}, digests: map[int]map[uint64]agree.Digest{}}
+}
+
+// putFrozen and putDigest record process p's figures frozen at epoch e
+// and its digest of round e.
+func (b *sizingBoard) putFrozen(p int, e uint64, fig []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.frozen[p] == nil {
+		b.frozen[p] = map[uint64][]byte{}
+	}
+	if _, ok := b.frozen[p][e]; !ok {
+		b.frozen[p][e] = fig
+	}
+}
+
+func (b *sizingBoard) putDigest(p int, e uint64, d agree.Digest) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.digests[p] == nil {
+		b.digests[p] = map[uint64]agree.Digest{}
+	}
+	b.digests[p][e] = d
+}
+
+// round returns the round of epoch e over procs, once every one of them
+// has frozen figures past e: ok is false while one has not; complete is
+// false when one passed over e (it froze a later epoch, not e), and the
+// round is then skipped.
+func (b *sizingBoard) round(e uint64, procs []int) (r agree.Round, ok, complete bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r.Epoch, complete = e, true
+	for _, p := range procs {
+		fig, has := b.frozen[p][e]
+		if !has {
+			newest := slices.Max(append(slices.Collect(maps.Keys(b.frozen[p])), 0))
+			if newest <= e {
+				return r, false, false
+			}
+			complete = false
+			continue
+		}
+		r.Frozen = append(r.Frozen, agree.Frozen{Process: p, Figures: fig})
+	}
+	return r, true, complete
+}
+
+// newestOthers is the newest epoch a process other than self froze.
+func (b *sizingBoard) newestOthers(self int) uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out uint64
+	for p, m := range b.frozen {
+		for e := range m {
+			if p != self {
+				out = max(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// next is the smallest epoch after e that a process of procs froze.
+func (b *sizingBoard) next(e uint64, procs []int) (uint64, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out uint64
+	for _, p := range procs {
+		for f := range b.frozen[p] {
+			if f > e && (out == 0 || f < out) {
+				out = f
+			}
+		}
+	}
+	return out, out > 0
+}
+
+// agreed says, once every process of procs has sent its digest of round
+// e, whether they are all equal to d.
+func (b *sizingBoard) agreed(e uint64, procs []int, d agree.Digest) (heard, same bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	same = true
+	for _, p := range procs {
+		got, ok := b.digests[p][e]
+		if !ok {
+			return false, false
+		}
+		same = same && got == d
+	}
+	return true, same
+}
+
+// prune forgets the epochs before e.
+func (b *sizingBoard) prune(e uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.frozen {
+		maps.DeleteFunc(m, func(k uint64, _ []byte) bool { return k < e })
+	}
+	for _, m := range b.digests {
+		maps.DeleteFunc(m, func(k uint64, _ agree.Digest) bool { return k < e })
+	}
+}
+
+// encode is process p's share of the board for its summaries: its
+// newest frozen figures and digests.
+func (b *sizingBoard) encode(p int) []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.frozen[p]) == 0 && len(b.digests[p]) == 0 {
+		return nil
+	}
+	newest := func(es []uint64) []uint64 {
+		slices.Sort(es)
+		return es[max(0, len(es)-sharedRounds):]
+	}
+	fs, ds := newest(slices.Collect(maps.Keys(b.frozen[p]))), newest(slices.Collect(maps.Keys(b.digests[p])))
+	out := binary.AppendUvarint(nil, uint64(len(fs)))
+	for _, e := range fs {
+		out = binary.AppendUvarint(out, e)
+		out = binary.AppendUvarint(out, uint64(len(b.frozen[p][e])))
+		out = append(out, b.frozen[p][e]...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(ds)))
+	for _, e := range ds {
+		d := b.digests[p][e]
+		out = binary.AppendUvarint(out, e)
+		out = append(out, d[:]...)
+	}
+	return out
+}
+
+var errSizing = errors.New("engine: a summary's sizing share does not decode")
+
+// hear records what process p's summary shares.
+func (b *sizingBoard) hear(p int, in []byte) error {
+	if len(in) == 0 {
+		return nil
+	}
+	uv := func() uint64 {
+		v, n := binary.Uvarint(in)
+		if n <= 0 {
+			in = nil
+			return 0
+		}
+		in = in[n:]
+		return v
+	}
+	nf := uv()
+	if in == nil || nf > sharedRounds {
+		return errSizing
+	}
+	for range nf {
+		e, l := uv(), uv()
+		if in == nil || l > uint64(len(in)) {
+			return errSizing
+		}
+		b.putFrozen(p, e, append([]byte(nil), in[:l]...))
+		in = in[l:]
+	}
+	nd := uv()
+	if in == nil || nd > sharedRounds {
+		return errSizing
+	}
+	for range nd {
+		e := uv()
+		var d agree.Digest
+		if in == nil || len(in) < len(d) {
+			return errSizing
+		}
+		copy(d[:], in)
+		in = in[len(d):]
+		b.putDigest(p, e, d)
+	}
+	if len(in) != 0 {
+		return errSizing
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/weirstream/weir/internal/agree"
+	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/routing"
+)
+
+// tick freezes this process's figures at a new policy epoch, steps the
+// rounds every process taking part has frozen, and carries out what they
+// agreed on.
+func (a *autoscaler) tick() error {
+	a.freeze()
+	procs := a.j.takingPart()
+	self := a.j.Process()
+	for {
+		e, ok := a.board.next(a.stepped, procs)
+		if !ok {
+			break
+		}
+		r, ready, complete := a.board.round(e, procs)
+		if !ready {
+			break
+		}
+		a.stepped = e
+		if !complete {
+			a.j.Logger().Debug("weir: autoscale: a round passed over (a process froze a later epoch)", "epoch", e)
+			continue
+		}
+		r.Active, r.Moved = a.tableAt(e)
+		out, err := a.sizer.Step(r)
+		if err != nil {
+			return err
+		}
+		if out.Skipped != "" {
+			a.j.Logger().Debug("weir: autoscale: a round not sized", "epoch", e, "reason", out.Skipped)
+		}
+		a.board.putDigest(self, e, out.Digest)
+		a.checks = append(a.checks, out)
+		a.j.kickSummaries()
+	}
+	if a.stepped > 8*a.every {
+		a.board.prune(a.stepped - 8*a.every)
+	}
+	return a.check(procs)
+}
+
+// freeze takes this process's figures once it has completed a new policy
+// epoch (the newest, if it completed several since the last tick). A
+// process none of whose instances runs completes no epoch and has nothing
+// to measure: it freezes its figures at the newest epoch a peer froze.
+func (a *autoscaler) freeze() {
+	a.j.mu.Lock()
+	reg, ready := a.j.reg, a.j.statsReady
+	a.j.mu.Unlock()
+	if reg == nil || !ready {
+		return
+	}
+	snap := reg.Snapshot(time.Now())
+	c := a.j.CompletedEpoch()
+	e := c - c%a.every
+	if !slices.ContainsFunc(snap.Instances, func(in metrics.InstanceStats) bool { return in.Running }) {
+		e = max(e, a.board.newestOthers(a.j.Process()))
+	}
+	if e == 0 || e <= a.frozen {
+		return
+	}
+	a.board.putFrozen(a.j.Process(), e, metrics.Encode(nil, snap))
+	a.frozen = e
+	a.j.kickSummaries()
+}
+
+// tableAt is the keyed operators' active instances in the table in force
+// at epoch e, and whether a table took force within the policy interval
+// that ends at e.
+func (a *autoscaler) tableAt(e uint64) (int, bool) {
+	t := a.j.Schedule(a.planned).At(e)
+	owners := map[int]bool{}
+	for kg := range t.Groups() {
+		owners[t.Owner(partition.KeyGroup(kg))] = true
+	}
+	return len(owners), e >= a.every && t.From > e-a.every
+}
+
+// check acts on the rounds whose digests have all come: a round every
+// process computed alike records its decision, and the lowest process
+// taking part carries it out; a round whose digests differ decides
+// nothing, and the deciders start afresh at an epoch every process names
+// alike. A round whose digests do not all come within sharedRounds
+// rounds is dropped.
+func (a *autoscaler) check(procs []int) error {
+	var keep []agree.Outcome
+	for _, out := range a.checks {
+		heard, same := a.board.agreed(out.Epoch, procs, out.Digest)
+		switch {
+		case !heard && a.stepped < out.Epoch+sharedRounds*a.every:
+			keep = append(keep, out)
+		case !heard:
+			a.j.Logger().Debug("weir: autoscale: a round's digests did not all come", "epoch", out.Epoch)
+		case !same:
+			a.j.autoscale.mu.Lock()
+			a.j.autoscale.differed++
+			a.j.autoscale.mu.Unlock()
+			a.j.Logger().Warn("weir: autoscale: the processes sized a round from figures that differ; nothing is decided", "epoch", out.Epoch)
+			a.sizer.ResetAt(out.Epoch + (sharedRounds+1)*a.every)
+		default:
+			if err := a.agreed(out, len(procs) > 0 && procs[0] == a.j.Process()); err != nil {
+				return err
+			}
+		}
+	}
+	a.checks = keep
+	return nil
+}
+
+// agreed records a round every process computed alike and, on the
+// process that acts, carries out its decision.
+func (a *autoscaler) agreed(out agree.Outcome, acts bool) error {
+	a.wantMore(out)
+	if !out.Changed {
+		return nil
+	}
+	d := ScaleDecision{Epoch: out.Epoch, From: out.From, To: out.To, Wanted: out.Wanted}
+	for _, h := range out.Hot {
+		d.Hot = append(d.Hot, fmt.Sprintf("key group %d of %s needs %.0f records/s; an instance serves %.0f", h.KeyGroup, a.sizerTask(h.Operator), h.Need, h.Capacity))
+	}
+	a.j.autoscale.mu.Lock()
+	a.j.autoscale.decisions = append(a.j.autoscale.decisions, d)
+	a.j.autoscale.mu.Unlock()
+	a.j.Logger().Info("weir: autoscale", "epoch", out.Epoch, "from", out.From, "to", out.To)
+	if !acts {
+		return nil
+	}
+	_, err := a.j.Rescale(Rescale{Instances: out.To, Strategy: a.cfg.Strategy, Gap: a.cfg.Gap, PerPair: a.cfg.PerPair, MaxPerStep: a.cfg.MaxPerStep})
+	switch {
+	case err == nil:
+		a.failed = 0
+	case errors.Is(err, errBusy) || errors.Is(err, routing.ErrTooLate):
+		// The deciders start afresh once it has not taken force.
+		a.j.Logger().Debug("weir: autoscale: a rescale put off", "to", out.To, "reason", err)
+	default:
+		if a.failed++; a.failed >= 3 {
+			return fmt.Errorf("rescale to %d instances: %w", out.To, err)
+		}
+		a.j.Logger().Warn("weir: autoscale: a rescale refused", "to", out.To, "reason", err)
+	}
+	return nil
+}
+
+// wantMore says, once, when the sizing asks for more instances than the
+// keyed operators have planned: more processes are needed.
+func (a *autoscaler) wantMore(out agree.Outcome) {
+	if out.Skipped != "" {
+		return
+	}
+	a.j.autoscale.mu.Lock()
+	a.j.autoscale.wanted = out.Wanted
+	a.j.autoscale.mu.Unlock()
+	if out.Wanted <= a.planned || out.Wanted == a.wanted {
+		if out.Wanted <= a.planned {
+			a.wanted = 0
+		}
+		return
+	}
+	a.wanted = out.Wanted
+	a.j.Logger().Warn("weir: autoscale: the keyed operators need more instances than the job's processes run; start more processes",
+		"epoch", out.Epoch, "wanted", out.Wanted, "planned", a.planned)
+}
+
+// sizerTask names task i of the sizing.
+func (a *autoscaler) sizerTask(i int) string {
+	topo, err := a.j.Topology()
+	if err != nil || i < 0 || i >= len(topo.Tasks) {
+		return fmt.Sprintf("task %d", i)
+	}
+	return topo.Tasks[i].Name
+}
+
+// takingPart is the processes taking part in the job now: present and
+// not leaving, in order.
+func (j *Job) takingPart() []int {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	var out []int
+	for q := range j.Processes() {
+		if j.slots.present(q) && j.rescale.leave.from[q] == 0 {
+			out = append(out, q)
+		}
+	}
+	return out
+}
