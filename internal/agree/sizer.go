@@ -56,6 +56,9 @@ type Outcome struct {
 	Hot      []ds2.Hot
 	Wanted   int
 	Skipped  string
+	// Loads are, by keyed task, the records its key groups received
+	// over the interval (where counted): what a decision places by.
+	Loads map[string][]float64
 }
 
 // pendingRounds is how many rounds a decision may wait to take force
@@ -175,6 +178,14 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 			next, changed := s.decider.Step(group, ds2.HeldBack(prev, cur, s.cfg.Sources))
 			out.Changed, out.To, out.Hot = changed, next[0], b.Hot
 			out.Wanted = s.wanted(ops, b.Capped)
+			for _, k := range s.cfg.Keyed {
+				if ops[k].KeyGroups != nil {
+					if out.Loads == nil {
+						out.Loads = map[string][]float64{}
+					}
+					out.Loads[ops[k].Name] = ops[k].KeyGroups
+				}
+			}
 			return nil
 		}
 	}

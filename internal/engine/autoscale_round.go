@@ -137,7 +137,8 @@ func (a *autoscaler) agreed(out agree.Outcome, acts bool) error {
 	if !acts {
 		return nil
 	}
-	_, err := a.j.Rescale(Rescale{Instances: out.To, Strategy: a.cfg.Strategy, Gap: a.cfg.Gap, PerPair: a.cfg.PerPair, MaxPerStep: a.cfg.MaxPerStep})
+	_, err := a.j.Rescale(Rescale{Instances: out.To, Strategy: a.cfg.Strategy, Gap: a.cfg.Gap, PerPair: a.cfg.PerPair, MaxPerStep: a.cfg.MaxPerStep,
+		Loads: a.loadsByGroup(out.Loads)})
 	switch {
 	case err == nil:
 		a.failed = 0
@@ -151,6 +152,36 @@ func (a *autoscaler) agreed(out agree.Outcome, acts bool) error {
 		a.j.Logger().Warn("weir: autoscale: a rescale refused", "to", out.To, "reason", err)
 	}
 	return nil
+}
+
+// loadsByGroup sums the keyed tasks' key-group loads by the routing
+// table they share (their instance count); a table some of whose tasks
+// brought no loads, or loads of another length, is left out (placed in
+// contiguous ranges).
+func (a *autoscaler) loadsByGroup(loads map[string][]float64) map[int][]float64 {
+	a.j.mu.Lock()
+	pars := a.j.keyedPar
+	a.j.mu.Unlock()
+	out := map[int][]float64{}
+	bad := map[int]bool{}
+	for name, par := range pars {
+		l, ok := loads[name]
+		sum := out[par]
+		switch {
+		case !ok || sum != nil && len(sum) != len(l):
+			bad[par] = true
+		case sum == nil:
+			out[par] = append([]float64(nil), l...)
+		default:
+			for k := range l {
+				sum[k] += l[k]
+			}
+		}
+	}
+	for par := range bad {
+		delete(out, par)
+	}
+	return out
 }
 
 // wantMore says, once, when the sizing asks for more instances than the

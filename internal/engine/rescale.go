@@ -27,6 +27,11 @@ type Rescale struct {
 	// migrate.Options'.
 	Gap                 uint64
 	PerPair, MaxPerStep int
+	// Loads, when given for the keyed group of par instances, are its
+	// key groups' loads (records a second, say): the group is then placed
+	// by load and moved state (internal/placement), not in contiguous
+	// ranges.
+	Loads map[int][]float64
 }
 
 // Migration is a reconfiguration announced: its steps take force at
@@ -175,7 +180,7 @@ func (j *Job) Rescale(r Rescale) (Migration, error) {
 		var kp []plannedSteps
 		var shareAnn [][]byte
 		var err error
-		if kp, mg, announce, err = j.planKeyed(scheds, from, r, contiguous); err != nil {
+		if kp, mg, announce, err = j.planKeyed(scheds, from, r, j.placedTarget(r, targets, contiguous)); err != nil {
 			return nil, err
 		}
 		lp = j.planLives(rt, kp, from)
