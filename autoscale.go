@@ -14,7 +14,8 @@ type AutoscalePolicy struct {
 	Every int
 	// WarmUp is the intervals ignored after each change (counted from
 	// the end of its migration); Activation the intervals in a row that
-	// must ask for more instances before they come; DownWindow the
+	// must ask for more instances before they come, as many as the newest
+	// asked for; DownWindow the
 	// intervals in a row (none with a source blocked by what follows it
 	// for more than a tenth of the interval) that must ask for two or more
 	// fewer before they go, to the most any of them asked for. Decreases

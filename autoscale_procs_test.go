@@ -3,6 +3,7 @@ package weir_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // of four and grows to all four; both processes list the same decisions,
 // their digests never differ, both say with the first decision that more
 // instances are wanted than the processes run, and the counts both sinks wrote together are the
-// plain count's.
+// plain count's. Neither process may leave.
 func TestAutoscaleProcesses(t *testing.T) {
 	in := wordsInput(36000)
 	pol := weir.DefaultAutoscalePolicy
@@ -71,6 +72,16 @@ func TestAutoscaleProcesses(t *testing.T) {
 	}
 	if len(decided[0]) == 0 || decided[0][0].From != 1 || decided[0][len(decided[0])-1].To != 4 || len(decided[0]) > 3 {
 		t.Errorf("decisions %+v; want one to three, from 1, ending at 4", decided[0])
+	}
+	for i := range decided {
+		if n := len(decided[i]); n > 0 && decided[i][n-1].InForce <= decided[i][n-1].Epoch {
+			t.Errorf("process %d: the last decision %+v never took force", i, decided[i][n-1])
+		}
+	}
+	// A process cannot leave a job that sizes itself over every
+	// process's instances.
+	if _, err := jobs[0].Leave(1); err == nil || !strings.Contains(err.Error(), "sizes itself") {
+		t.Errorf("a leave of a job that sizes itself: %v", err)
 	}
 	all := append(outs[0].Records(), outs[1].Records()...)
 	if len(all) != len(in) {

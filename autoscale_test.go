@@ -51,6 +51,9 @@ func TestAutoscaleSizesUp(t *testing.T) {
 	if len(ds) == 0 || len(ds) > 3 || ds[0].From != 1 || ds[0].To < 2 {
 		t.Fatalf("decisions %+v; want one to three, the first up from 1", ds)
 	}
+	if last := ds[len(ds)-1]; last.InForce <= last.Epoch {
+		t.Errorf("the last decision %+v never took force", last)
+	}
 	for i, d := range ds {
 		if d.To < 1 || d.To > 4 || i > 0 && d.From != ds[i-1].To || len(d.Hot) > 0 {
 			t.Errorf("decision %d: %+v of %+v", i, d, ds)

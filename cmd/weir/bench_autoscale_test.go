@@ -45,7 +45,7 @@ func TestBenchAutoscaleSimulate(t *testing.T) {
 // parallelisms gives; the steady run changes nothing; the counts are the
 // plain count's.
 func TestBenchAutoscaleLive(t *testing.T) {
-	r := mustSucceed(t, "bench", "autoscale", "--rates", "300,1500", "--step", "10s", "--steady", "4s", "--sweep", "2s", "--max-workers", "6")
+	r := mustSucceed(t, "bench", "autoscale", "--rates", "300,1500", "--step", "12s", "--steady", "4s", "--sweep", "2s", "--max-workers", "6")
 	text := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(text) != 3 {
 		t.Fatalf("%d lines; want 3:\n%s", len(text), r.stdout)

@@ -92,8 +92,8 @@ func (f *jobFlags) checkAutoscale(procs int) error {
 		return fmt.Errorf("--max-workers %d: must be from --workers %d to the %d key groups (over %d processes)", f.maxWorkers, f.workers, f.keyGroups, procs)
 	case !(f.targetUtil >= 0.2 && f.targetUtil <= 1):
 		return fmt.Errorf("--target-utilization %v: want 0.2 to 1", f.targetUtil)
-	case fs.Changed("active-instances") && f.active > f.maxWorkers:
-		return fmt.Errorf("--active-instances %d: more than --max-workers %d", f.active, f.maxWorkers)
+	case fs.Changed("active-instances") && f.active > f.maxWorkers*procs:
+		return fmt.Errorf("--active-instances %d: more than --max-workers %d x %d processes", f.active, f.maxWorkers, procs)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"math"
 	"slices"
 
@@ -21,6 +22,10 @@ type Config struct {
 	Keyed   []int
 	Sources []string
 	Policy  ds2.Policy
+	// Patience is the epochs a decision may take to take force (the
+	// lead of a rescale) before the decider starts afresh from the
+	// instances in force; at least pendingRounds rounds are waited.
+	Patience uint64
 }
 
 // Frozen is one process's figures at a round's epoch, as it sent them.
@@ -76,6 +81,7 @@ type Sizer struct {
 	restart bool             // the decider starts afresh once nothing moves
 	pending int              // rounds a decision has not taken force
 	resetAt uint64           // the decider starts afresh at the first round from it (0: none)
+	decided uint64           // the epoch of the last change decided
 }
 
 // New returns a Sizer for cfg whose keyed operators run active instances.
@@ -120,7 +126,8 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 		}
 		s.resetAt, s.restart = 0, false
 	}
-	out := Outcome{Epoch: r.Epoch, Digest: s.digest(r), From: s.Current(), To: s.Current()}
+	out := Outcome{Epoch: r.Epoch, From: s.Current(), To: s.Current()}
+	pre := s.digestInputs(r)
 	cur, err := decode(r)
 	if err != nil {
 		return Outcome{}, err
@@ -134,7 +141,7 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 		out.Skipped, s.restart = "key groups moved within the interval", true
 	case r.Active != s.Current():
 		out.Skipped, s.restart = "a decision has not taken force", true
-		if s.pending++; s.pending > pendingRounds {
+		if s.pending++; s.pending > pendingRounds && r.Epoch > s.decided+s.cfg.Patience {
 			out.Skipped += "; the decider starts afresh"
 			err = s.fresh(r.Active)
 		}
@@ -147,6 +154,7 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 		s.pending = 0
 		err = s.size(&out, pstats, cur, r.Active)
 	}
+	out.Digest = digestOf(pre, out)
 	return out, err
 }
 
@@ -177,6 +185,9 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 			}
 			next, changed := s.decider.Step(group, ds2.HeldBack(prev, cur, s.cfg.Sources))
 			out.Changed, out.To, out.Hot = changed, next[0], b.Hot
+			if changed {
+				s.decided = out.Epoch
+			}
 			out.Wanted = s.wanted(ops, b.Capped)
 			for _, k := range s.cfg.Keyed {
 				if ops[k].KeyGroups != nil {
@@ -216,12 +227,16 @@ func (s *Sizer) wanted(ops []ds2.Operator, capped []int) int {
 	return int(math.Ceil(float64(n)*(1+s.cfg.Policy.OverProvision) - 1e-9))
 }
 
-// digest covers the decider's state and both rounds.
-func (s *Sizer) digest(r Round) Digest {
+// digestInputs hashes what a round decides from: the config, the
+// decider's state before it and both rounds.
+func (s *Sizer) digestInputs(r Round) hash.Hash {
 	h := sha256.New()
 	var b []byte
-	b = append(b, "weir-agree-1"...)
+	b = append(b, "weir-agree-2"...)
+	b = fmt.Appendf(b, "%+v|%d|", s.cfg, s.planned)
 	b = binary.AppendUvarint(b, uint64(s.pending))
+	b = binary.AppendUvarint(b, s.decided)
+	b = binary.AppendUvarint(b, s.resetAt)
 	if s.restart {
 		b = append(b, 1)
 	} else {
@@ -237,6 +252,12 @@ func (s *Sizer) digest(r Round) Digest {
 		h.Write([]byte{0})
 	}
 	writeRound(h, r)
+	return h
+}
+
+// digestOf completes the inputs' hash with what the round decided.
+func digestOf(h hash.Hash, out Outcome) Digest {
+	h.Write(fmt.Appendf(nil, "|%d|%v|%d|%d|%d|%q|%+v", out.Epoch, out.Changed, out.From, out.To, out.Wanted, out.Skipped, out.Hot))
 	var d Digest
 	h.Sum(d[:0])
 	return d

@@ -15,7 +15,9 @@ type Policy struct {
 	WarmUp int
 	// Activation is how many intervals in a row must ask for more
 	// instances of an operator before it gets them (at least 1); it gets
-	// the fewest of those asked for.
+	// what the newest of them asked for (an older one may straddle the
+	// change of rate that set them asking, and ask for too few: seen, a
+	// count growing 1 -> 3 -> 5 where 1 -> 5 was due).
 	Activation int
 	// DownWindow is how many intervals in a row, none of them catching up
 	// on a backlog, must ask for fewer instances (two or more fewer)
@@ -162,7 +164,7 @@ func (d *Decider) Step(b Band, catchingUp bool) ([]int, bool) {
 		if b.Measured != nil && !b.Measured[i] {
 			continue
 		}
-		if up, ok := d.agreed(i, d.p.Activation, func(a ask) bool { return a.up[i] > c }, least); ok && up > c {
+		if up, ok := d.agreed(i, d.p.Activation, func(a ask) bool { return a.up[i] > c }, newest); ok && up > c {
 			next[i], changed = up, true
 		} else if down, ok := d.agreed(i, d.p.DownWindow, func(a ask) bool { return a.down[i] <= c-2 && !a.catchingUp }, most); ok && down <= c-2 {
 			next[i], changed = down, true
@@ -209,5 +211,5 @@ func (d *Decider) agreed(i, n int, ok func(ask) bool, pick func(int, int) int) (
 	return out, true
 }
 
-func least(a, b int) int { return min(a, b) }
-func most(a, b int) int  { return max(a, b) }
+func newest(_, b int) int { return b }
+func most(a, b int) int   { return max(a, b) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weirstream/weir/internal/agree"
@@ -17,22 +18,25 @@ import (
 // interval (Epoch), the keyed operators' instances went From -> To; Hot
 // names key groups no parallelism could serve at the sizing's target;
 // Wanted, when the sizing asked for more instances than the processes
-// run, is how many (more processes are needed), else 0.
+// run, is how many (more processes are needed), else 0. InForce is the
+// first policy epoch at which the keyed operators ran To instances (0:
+// not yet; a rescale put off or refused may never take force).
 type ScaleDecision struct {
 	Epoch    uint64
 	From, To int
 	Hot      []string
 	Wanted   int
+	InForce  uint64
 }
 
 // autoscaling is a job's autoscaler and what it decided.
 type autoscaling struct {
 	mu        sync.Mutex
 	decisions []ScaleDecision
-	differed  int   // rounds whose digests differed among the processes
-	wanted    int   // instances the sizing last asked for beyond the planned (0: none)
-	err       error // why it stopped deciding, if it did
-	board     *sizingBoard
+	differed  int                         // rounds whose digests differed among the processes
+	wanted    int                         // instances the sizing last asked for beyond the planned (0: none)
+	err       error                       // why it stopped deciding, if it did
+	board     atomic.Pointer[sizingBoard] // set once Run has built the autoscaler
 }
 
 // ScaleDecisions are the autoscaler's decisions so far, oldest first, and
@@ -64,7 +68,7 @@ func (j *Job) WantedInstances() int {
 // sizingShare is this process's share of the autoscalers' board for its
 // summaries (nil in a job that does not size itself).
 func (j *Job) sizingShare() []byte {
-	if b := j.autoscale.board; b != nil {
+	if b := j.autoscale.board.Load(); b != nil {
 		return b.encode(j.Process())
 	}
 	return nil
@@ -72,7 +76,7 @@ func (j *Job) sizingShare() []byte {
 
 // hearSizing records a peer's share.
 func (j *Job) hearSizing(p int, share []byte) {
-	if b := j.autoscale.board; b != nil && p != j.Process() {
+	if b := j.autoscale.board.Load(); b != nil && p != j.Process() {
 		if err := b.hear(p, share); err != nil {
 			j.Logger().Warn("weir: autoscale: a peer's share left out", "process", p, "reason", err)
 		}
@@ -95,6 +99,7 @@ type autoscaler struct {
 	board   *sizingBoard
 	frozen  uint64          // the newest epoch this process froze
 	stepped uint64          // the newest round stepped (or passed over)
+	sized   uint64          // the newest round given to the sizer
 	checks  []agree.Outcome // rounds whose digests have not all come
 	wanted  int             // the most instances last said to be wanted beyond the planned
 	failed  int             // rescales refused in a row
@@ -149,8 +154,10 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &autoscaler{j: j, cfg: cfg, every: uint64(cfg.Every), board: newSizingBoard()}
-	ac := agree.Config{Policy: cfg.Policy}
+	a := &autoscaler{j: j, cfg: cfg, every: uint64(cfg.Every), board: newSizingBoard(uint64(cfg.Every))}
+	// A decision's rescale takes force a lead ahead, and its first
+	// step may wait a gap more.
+	ac := agree.Config{Policy: cfg.Policy, Patience: j.lead() + 2*uint64(cfg.Every) + cfg.Gap}
 	for i, t := range topo.Tasks {
 		ac.Tasks = append(ac.Tasks, ds2.Task{Name: t.Name, Source: t.Kind == "source", Keyed: t.Keyed, Instances: t.Parallelism, Max: t.Parallelism})
 		if t.Keyed {
@@ -174,6 +181,6 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 	if a.sizer, err = agree.New(ac, active); err != nil {
 		return nil, err
 	}
-	j.autoscale.board = a.board
+	j.autoscale.board.Store(a.board)
 	return a, nil
 }

@@ -20,13 +20,18 @@ const sharedRounds = 4
 // digests), as this process heard it; its own entries included.
 type sizingBoard struct {
 	mu      sync.Mutex
+	every   uint64 // the policy interval's epochs: every epoch shared is a multiple
 	frozen  map[int]map[uint64][]byte
 	digests map[int]map[uint64]agree.Digest
 }
 
-func newSizingBoard() *sizingBoard {
-	return &sizingBoard{frozen: map[int]map[uint64][]byte{}, digests: map[int]map[uint64]agree.Digest{}}
+func newSizingBoard(every uint64) *sizingBoard {
+	return &sizingBoard{every: max(every, 1), frozen: map[int]map[uint64][]byte{}, digests: map[int]map[uint64]agree.Digest{}}
 }
+
+// maxShare bounds the frozen figures one summary carries: the newest
+// that fit (at least one).
+const maxShare = 4 << 20
 
 // putFrozen and putDigest record process p's figures frozen at epoch e
 // and its digest of round e.
@@ -144,6 +149,15 @@ func (b *sizingBoard) encode(p int) []byte {
 		return es[max(0, len(es)-sharedRounds):]
 	}
 	fs, ds := newest(slices.Collect(maps.Keys(b.frozen[p]))), newest(slices.Collect(maps.Keys(b.digests[p])))
+	for size := 0; len(fs) > 1; fs = fs[1:] {
+		size = 0
+		for _, e := range fs {
+			size += len(b.frozen[p][e])
+		}
+		if size <= maxShare {
+			break
+		}
+	}
 	out := binary.AppendUvarint(nil, uint64(len(fs)))
 	for _, e := range fs {
 		out = binary.AppendUvarint(out, e)
@@ -161,11 +175,19 @@ func (b *sizingBoard) encode(p int) []byte {
 
 var errSizing = errors.New("engine: a summary's sizing share does not decode")
 
-// hear records what process p's summary shares.
+// hear records what process p's summary shares, all of it or, if it
+// does not decode (or names an epoch that is not a policy epoch),
+// nothing.
 func (b *sizingBoard) hear(p int, in []byte) error {
 	if len(in) == 0 {
 		return nil
 	}
+	type frozen struct {
+		e   uint64
+		fig []byte
+	}
+	var fs []frozen
+	ds := map[uint64]agree.Digest{}
 	uv := func() uint64 {
 		v, n := binary.Uvarint(in)
 		if n <= 0 {
@@ -181,10 +203,10 @@ func (b *sizingBoard) hear(p int, in []byte) error {
 	}
 	for range nf {
 		e, l := uv(), uv()
-		if in == nil || l > uint64(len(in)) {
+		if in == nil || l > uint64(len(in)) || e%b.every != 0 {
 			return errSizing
 		}
-		b.putFrozen(p, e, append([]byte(nil), in[:l]...))
+		fs = append(fs, frozen{e, in[:l]})
 		in = in[l:]
 	}
 	nd := uv()
@@ -199,10 +221,25 @@ func (b *sizingBoard) hear(p int, in []byte) error {
 		}
 		copy(d[:], in)
 		in = in[len(d):]
-		b.putDigest(p, e, d)
+		if e%b.every != 0 {
+			return errSizing
+		}
+		ds[e] = d
 	}
 	if len(in) != 0 {
 		return errSizing
+	}
+	for _, f := range fs {
+		b.mu.Lock()
+		_, had := b.frozen[p][f.e]
+		b.mu.Unlock()
+		if !had {
+			// A copy: the summary's bytes go back to the transport.
+			b.putFrozen(p, f.e, append([]byte(nil), f.fig...))
+		}
+	}
+	for e, d := range ds {
+		b.putDigest(p, e, d)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 // frozen past its epoch, and is incomplete when one passed over it; the
 // digests agree only when every process sent the same.
 func TestSizingBoard(t *testing.T) {
-	a, b := newSizingBoard(), newSizingBoard()
+	a, b := newSizingBoard(10), newSizingBoard(10)
 	for e := uint64(10); e <= 60; e += 10 {
 		a.putFrozen(0, e, []byte{byte(e)})
 		a.putDigest(0, e, agree.Digest{byte(e)})
@@ -24,6 +24,11 @@ func TestSizingBoard(t *testing.T) {
 	}
 	if err := b.hear(0, []byte{9, 9}); err == nil {
 		t.Error("a share that does not decode was taken")
+	}
+	odd := newSizingBoard(10)
+	odd.putFrozen(2, 15, []byte{1})
+	if err := b.hear(2, odd.encode(2)); err == nil || len(b.frozen[2]) != 0 {
+		t.Errorf("a share of epoch 15 with policy intervals of 10 epochs: %v, %d kept", err, len(b.frozen[2]))
 	}
 	procs := []int{0, 1}
 	b.putFrozen(1, 30, []byte{1})

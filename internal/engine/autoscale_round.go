@@ -33,7 +33,9 @@ func (a *autoscaler) tick() error {
 			a.j.Logger().Debug("weir: autoscale: a round passed over (a process froze a later epoch)", "epoch", e)
 			continue
 		}
-		r.Active, r.Moved = a.tableAt(e)
+		r.Active, r.Moved = a.tableAt(e, a.sized)
+		a.sized = e
+		a.inForce(r)
 		out, err := a.sizer.Step(r)
 		if err != nil {
 			return err
@@ -62,9 +64,12 @@ func (a *autoscaler) freeze() {
 	if reg == nil || !ready {
 		return
 	}
-	snap := reg.Snapshot(time.Now())
-	c := a.j.CompletedEpoch()
+	c := a.j.CompletedEpoch() // before the figures: they cover it
 	e := c - c%a.every
+	if e > 0 && e <= a.frozen {
+		return
+	}
+	snap := reg.Snapshot(time.Now())
 	if !slices.ContainsFunc(snap.Instances, func(in metrics.InstanceStats) bool { return in.Running }) {
 		e = max(e, a.board.newestOthers(a.j.Process()))
 	}
@@ -72,20 +77,39 @@ func (a *autoscaler) freeze() {
 		return
 	}
 	a.board.putFrozen(a.j.Process(), e, metrics.Encode(nil, snap))
+	if e > 8*a.every {
+		// Bounded whether or not rounds are stepped (a peer may have
+		// stopped freezing).
+		a.board.prune(e - 8*a.every)
+	}
 	a.frozen = e
 	a.j.kickSummaries()
 }
 
 // tableAt is the keyed operators' active instances in the table in force
-// at epoch e, and whether a table took force within the policy interval
-// that ends at e.
-func (a *autoscaler) tableAt(e uint64) (int, bool) {
+// at epoch e, and whether a table took force after epoch prev, the last
+// round sized (within the policy interval that ends at e if none was).
+func (a *autoscaler) tableAt(e, prev uint64) (int, bool) {
 	t := a.j.Schedule(a.planned).At(e)
 	owners := map[int]bool{}
 	for kg := range t.Groups() {
 		owners[t.Owner(partition.KeyGroup(kg))] = true
 	}
-	return len(owners), e >= a.every && t.From > e-a.every
+	if prev == 0 && e >= a.every {
+		prev = e - a.every
+	}
+	return len(owners), t.From > prev
+}
+
+// inForce marks the newest decision in force once a round's table runs
+// its instances and nothing moved within the round.
+func (a *autoscaler) inForce(r agree.Round) {
+	a.j.autoscale.mu.Lock()
+	defer a.j.autoscale.mu.Unlock()
+	ds := a.j.autoscale.decisions
+	if n := len(ds); n > 0 && ds[n-1].InForce == 0 && r.Epoch > ds[n-1].Epoch && !r.Moved && r.Active == ds[n-1].To {
+		ds[n-1].InForce = r.Epoch
+	}
 }
 
 // check acts on the rounds whose digests have all come: a round every

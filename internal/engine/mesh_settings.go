@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -55,6 +56,10 @@ func (j *Job) meshSettings(p *plan.Physical) []transport.Setting {
 	}
 	if c.Cluster.Elastic() {
 		s = append(s, transport.Setting{Name: "--members", Value: strconv.Itoa(c.Cluster.Members)})
+	}
+	if a := c.Autoscale; a != nil {
+		// Every process must size alike: the same policy and moves.
+		s = append(s, transport.Setting{Name: "--autoscale", Value: fmt.Sprintf("%+v", *a)})
 	}
 	s = append(s, j.identitySettings()...)
 	ph := sha256.Sum256([]byte(p.Explain()))

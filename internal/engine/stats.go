@@ -40,7 +40,7 @@ func (j *Job) Stats() metrics.JobStats {
 		st.Processes[p].Process = p
 	}
 	st.Critical = j.critical()
-	if j.autoscale.board != nil {
+	if j.autoscale.board.Load() != nil {
 		j.autoscale.mu.Lock()
 		st.Autoscale = &metrics.AutoscaleStats{Decisions: len(j.autoscale.decisions), Differed: j.autoscale.differed, Wanted: j.autoscale.wanted}
 		j.autoscale.mu.Unlock()
