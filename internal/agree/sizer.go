@@ -62,7 +62,8 @@ type Outcome struct {
 	Wanted   int
 	Skipped  string
 	// Loads are, by keyed task, the records its key groups received
-	// over the interval (where counted): what a decision places by.
+	// since the job started (where counted; an interval's few records a
+	// key group are noise): what a decision places by.
 	Loads map[string][]float64
 }
 
@@ -189,14 +190,7 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 				s.decided = out.Epoch
 			}
 			out.Wanted = s.wanted(ops, b.Capped)
-			for _, k := range s.cfg.Keyed {
-				if ops[k].KeyGroups != nil {
-					if out.Loads == nil {
-						out.Loads = map[string][]float64{}
-					}
-					out.Loads[ops[k].Name] = ops[k].KeyGroups
-				}
-			}
+			out.Loads = s.loads(cur)
 			return nil
 		}
 	}
@@ -204,6 +198,22 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 	// passed over.
 	out.Skipped = "not sized: " + err.Error()
 	return nil
+}
+
+// loads are the keyed tasks' key-group loads since the job started.
+func (s *Sizer) loads(cur metrics.JobStats) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, l := range cur.Loads() {
+		if !slices.ContainsFunc(s.cfg.Keyed, func(k int) bool { return s.cfg.Tasks[k].Name == l.Operator }) {
+			continue
+		}
+		f := make([]float64, len(l.Counts))
+		for k, n := range l.Counts {
+			f[k] = float64(max(n, 0))
+		}
+		out[l.Operator] = f
+	}
+	return out
 }
 
 // wanted is, when a keyed operator is among the capped, the instances

@@ -180,8 +180,10 @@ func (a *autoscaler) agreed(out agree.Outcome, acts bool) error {
 
 // loadsByGroup sums the keyed tasks' key-group loads by the routing
 // table they share (their instance count); a table some of whose tasks
-// brought no loads, or loads of another length, is left out (placed in
-// contiguous ranges).
+// brought no loads, or loads of another length, or fewer than
+// minPlacedLoad records a key group on average (too few to tell one key
+// group's load from another's), is left out (placed in contiguous
+// ranges).
 func (a *autoscaler) loadsByGroup(loads map[string][]float64) map[int][]float64 {
 	a.j.mu.Lock()
 	pars := a.j.keyedPar
@@ -202,11 +204,25 @@ func (a *autoscaler) loadsByGroup(loads map[string][]float64) map[int][]float64 
 			}
 		}
 	}
+	for par, l := range out {
+		total := 0.0
+		for _, x := range l {
+			total += x
+		}
+		if total < minPlacedLoad*float64(len(l)) {
+			bad[par] = true
+		}
+	}
 	for par := range bad {
 		delete(out, par)
 	}
 	return out
 }
+
+// minPlacedLoad is the records a key group must have received on average
+// for a rescale to place key groups by their loads: with n records a key
+// group, a key group's count strays by about 1/√n of itself, 10 % here.
+const minPlacedLoad = 100
 
 // wantMore says, once, when the sizing asks for more instances than the
 // keyed operators have planned: more processes are needed.
