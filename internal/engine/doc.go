@@ -16,7 +16,10 @@
 // positions (splits*.go), a process leaves (leave.go; process 0 too,
 // when no operator runs on it alone: the lowest process taking part
 // then leads the checkpoints, pace.go) or joins (join.go, bootstrap.go;
-// the process present longest admits it, admit.go); and it stops the job
-// cleanly. Job is what the root
+// the process present longest admits it, admit.go); it sizes the keyed
+// operators of a job that autoscales, with every process deciding alike
+// from the same frozen figures (autoscale*.go over internal/agree; a
+// decision's rescale places key groups by load, rescale_placed.go); and
+// it stops the job cleanly. Job is what the root
 // package's NewJob returns.
 package engine

@@ -2,8 +2,9 @@
 // distributed job, so that every process sees the whole job with no
 // master: each process sends every peer its own counts (records read,
 // late records, dead letters...), the newest checkpoint it knows to be
-// complete, whether it was asked to stop, and its figures (per-instance
-// metrics, opaque here), a few times per second, when kicked (at most once
+// complete, whether it was asked to stop, its figures (per-instance
+// metrics, opaque here) and its autoscaler's share (figures frozen at
+// policy epochs and round digests, opaque here), a few times per second, when kicked (at most once
 // per 100 ms: the engine kicks at epoch ends), and once more, marked
 // final, when its part of the job has ended.
 //
