@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/weirstream/weir"
@@ -68,7 +67,7 @@ type sweepResult struct {
 // at the default 6 s) and what a record cost.
 func (l *liveAutoscale) sweepOne(ctx context.Context, rate float64, p int) (bool, float64, time.Duration, error) {
 	n := int64(rate * l.sweep.Seconds())
-	clk := &clock{start: time.Now(), rate: rate}
+	clk := steadyClock(rate)
 	r := newServiceRun(n, uint32(l.keys), l.service, clk, weir.Workers(p), weir.BatchInterval(l.interval), weir.BatchSize(16), weir.Logger(quietLogger()))
 	if err := r.run(ctx); err != nil {
 		return false, 0, 0, fmt.Errorf("bench autoscale: the sweep at %v records/s on %d instances: %w", rate, p, err)
@@ -124,50 +123,6 @@ func (l *liveAutoscale) sweepRate(ctx context.Context, rate float64, cost time.D
 	return res, nil
 }
 
-// decisionLog keeps when each epoch completed, to place the decisions
-// (made at an epoch's end) in time, and each epoch's latency.
-type decisionLog struct {
-	mu     sync.Mutex
-	at     map[uint64]time.Time
-	epochs []loggedEpoch
-}
-
-func (d *decisionLog) option() weir.JobOption {
-	return weir.OnEpoch(func(s weir.EpochStats) {
-		now := time.Now()
-		d.mu.Lock()
-		d.at[s.Epoch] = now
-		d.epochs = append(d.epochs, loggedEpoch{at: now, latency: s.Latency})
-		d.mu.Unlock()
-	})
-}
-
-// latencies are the latencies of the epochs completed in [from, to).
-func (d *decisionLog) latencies(from, to time.Time) []time.Duration {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var out []time.Duration
-	for _, e := range d.epochs {
-		if !e.at.Before(from) && e.at.Before(to) {
-			out = append(out, e.latency)
-		}
-	}
-	return out
-}
-
-// when is the time epoch e completed (the latest one logged before it
-// if e was not).
-func (d *decisionLog) when(e uint64) time.Time {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for ; e > 0; e-- {
-		if t, ok := d.at[e]; ok {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
 // run is the live experiment: the sweep at each rate, then one job that
 // sizes itself through the rate steps and a steady run at the last.
 func (l *liveAutoscale) run(ctx context.Context, b *autoscaleBench, rates []float64) error {
@@ -200,7 +155,7 @@ func (l *liveAutoscale) run(ctx context.Context, b *autoscaleBench, rates []floa
 	if err != nil {
 		return err
 	}
-	log := &decisionLog{at: map[uint64]time.Time{}}
+	log := &epochLog{}
 	clk := &clock{start: time.Now(), steps: steps}
 	r := newServiceRun(int64(n), uint32(l.keys), l.service, clk, weir.Workers(l.maxWorkers), weir.ActiveInstances(l.start),
 		weir.BatchInterval(l.interval), weir.BatchSize(16), weir.Logger(quietLogger()), log.option(), weir.Autoscale(pol, weir.WithStrategy(strategy), weir.PerPair(l.perPair)))
@@ -219,7 +174,7 @@ func (l *liveAutoscale) run(ctx context.Context, b *autoscaleBench, rates []floa
 }
 
 // report prints a line per rate step and one for the steady run.
-func (l *liveAutoscale) report(b *autoscaleBench, sweeps []sweepResult, start time.Time, log *decisionLog, ds []weir.ScaleDecision, stopped error, checked bool) error {
+func (l *liveAutoscale) report(b *autoscaleBench, sweeps []sweepResult, start time.Time, log *epochLog, ds []weir.ScaleDecision, stopped error, checked bool) error {
 	enc := json.NewEncoder(os.Stdout)
 	p := b.policy
 	cur := l.start

@@ -313,7 +313,7 @@ func (b *rescaleBench) run(ctx context.Context) error {
 		stop()
 		return err
 	}
-	r.clock = &clock{start: time.Now(), rate: b.rate}
+	r.clock = steadyClock(b.rate)
 	got, m, err := strategies[b.strategy](ctx, r)
 	stop()
 	if perr := stopProfile(); err == nil {

@@ -27,7 +27,7 @@ func TestRescaleJobProcesses(t *testing.T) {
 		}
 		for _, procs := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/processes=%d", q, procs), func(t *testing.T) {
-				src := scheduled[gen.NexmarkEvent]{in: g, c: &clock{start: time.Now(), rate: rate}}
+				src := scheduled[gen.NexmarkEvent]{in: g, c: steadyClock(rate)}
 				opts := []weir.JobOption{weir.BatchInterval(20 * time.Millisecond), weir.ActiveInstances(2)}
 				j, err := newRescaleJob(q, src, ballast{Keys: 100, Pad: 1000}, procs, 4/procs, opts, nil, 0)
 				if err != nil {

@@ -17,9 +17,8 @@ import (
 // restarted job catches up on it.
 type clock struct {
 	start time.Time
-	rate  float64 // records per second, all readers together
-	// steps, when given, replace rate: each step's rate for its length,
-	// the last one's on after it.
+	// steps are the rates, records per second over all readers, each
+	// for its length; the last one's holds on after it.
 	steps []rateStep
 	taken atomic.Int64
 }
@@ -30,6 +29,11 @@ type rateStep struct {
 	len  time.Duration
 }
 
+// steadyClock is the schedule of rate from now on.
+func steadyClock(rate float64) *clock {
+	return &clock{start: time.Now(), steps: []rateStep{{rate: rate}}}
+}
+
 // due is the number of records the schedule allows to be handed out now.
 func (c *clock) due() int64 {
 	return int64(c.scheduled(time.Since(c.start))) + 1 - c.taken.Load()
@@ -37,9 +41,6 @@ func (c *clock) due() int64 {
 
 // scheduled is the records due in the first d of the schedule.
 func (c *clock) scheduled(d time.Duration) float64 {
-	if len(c.steps) == 0 {
-		return d.Seconds() * c.rate
-	}
 	n := 0.0
 	for i, s := range c.steps {
 		if d <= s.len || i == len(c.steps)-1 {
@@ -59,7 +60,7 @@ func (c *clock) rateAt(d time.Duration) float64 {
 		}
 		d -= s.len
 	}
-	return c.rate
+	return 0
 }
 
 // scheduled wraps in so that its readers hand out records on c's

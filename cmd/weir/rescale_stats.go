@@ -10,9 +10,9 @@ import (
 	"github.com/weirstream/weir"
 )
 
-// epochLog records every completed epoch of a rescale benchmark's jobs:
-// when it completed (wall clock), its latency and which job of the run
-// (generation, from 0) completed it.
+// epochLog records every completed epoch of a benchmark's jobs: its
+// number, when it completed (wall clock), its latency and which job of
+// the run (generation, from 0) completed it.
 type epochLog struct {
 	mu     sync.Mutex
 	gen    int
@@ -21,6 +21,7 @@ type epochLog struct {
 }
 
 type loggedEpoch struct {
+	epoch   uint64
 	at      time.Time
 	latency time.Duration
 	gen     int
@@ -31,7 +32,7 @@ func (l *epochLog) option() weir.JobOption {
 	return weir.OnEpoch(func(s weir.EpochStats) {
 		now := time.Now()
 		l.mu.Lock()
-		l.epochs = append(l.epochs, loggedEpoch{at: now, latency: s.Latency, gen: l.gen})
+		l.epochs = append(l.epochs, loggedEpoch{epoch: s.Epoch, at: now, latency: s.Latency, gen: l.gen})
 		l.mu.Unlock()
 	})
 }
@@ -81,6 +82,34 @@ func (l *epochLog) split(start, end time.Time) (before, during, after []time.Dur
 		}
 	}
 	return before, during, after
+}
+
+// latencies are the latencies of the epochs completed in [from, to).
+func (l *epochLog) latencies(from, to time.Time) []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []time.Duration
+	for _, e := range l.epochs {
+		if !e.at.Before(from) && e.at.Before(to) {
+			out = append(out, e.latency)
+		}
+	}
+	return out
+}
+
+// when is the time epoch e completed, or the newest one before it that
+// was logged (zero if none was).
+func (l *epochLog) when(e uint64) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var at time.Time
+	var best uint64
+	for _, x := range l.epochs {
+		if x.epoch <= e && x.epoch >= best {
+			at, best = x.at, x.epoch
+		}
+	}
+	return at
 }
 
 // latencySummary is the p50, p99 and max of latencies, in ms, and their

@@ -273,9 +273,8 @@ func digestOf(h hash.Hash, out Outcome) Digest {
 	return d
 }
 
-type hashWriter interface{ Write([]byte) (int, error) }
-
-func writeRound(h hashWriter, r Round) {
+// writeRound adds a round to h.
+func writeRound(h hash.Hash, r Round) {
 	b := []byte{1}
 	b = binary.AppendUvarint(b, r.Epoch)
 	b = binary.AppendUvarint(b, uint64(r.Active))

@@ -101,7 +101,7 @@ type autoscaler struct {
 	stepped uint64          // the newest round stepped (or passed over)
 	sized   uint64          // the newest round given to the sizer
 	checks  []agree.Outcome // rounds whose digests have not all come
-	wanted  int             // the most instances last said to be wanted beyond the planned
+	names   []string        // the sizing's tasks
 	failed  int             // rescales refused in a row
 }
 
@@ -159,6 +159,7 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 	// step may wait a gap more.
 	ac := agree.Config{Policy: cfg.Policy, Patience: j.lead() + 2*uint64(cfg.Every) + cfg.Gap}
 	for i, t := range topo.Tasks {
+		a.names = append(a.names, t.Name)
 		ac.Tasks = append(ac.Tasks, ds2.Task{Name: t.Name, Source: t.Kind == "source", Keyed: t.Keyed, Instances: t.Parallelism, Max: t.Parallelism})
 		if t.Keyed {
 			ac.Keyed = append(ac.Keyed, i)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/weirstream/weir/internal/agree"
+	"github.com/weirstream/weir/internal/bin"
 )
 
 // sharedRounds is how many of its newest frozen figures and digests a
@@ -188,45 +189,26 @@ func (b *sizingBoard) hear(p int, in []byte) error {
 	}
 	var fs []frozen
 	ds := map[uint64]agree.Digest{}
-	uv := func() uint64 {
-		v, n := binary.Uvarint(in)
-		if n <= 0 {
-			in = nil
-			return 0
-		}
-		in = in[n:]
-		return v
-	}
-	nf := uv()
-	if in == nil || nf > sharedRounds {
-		return errSizing
-	}
-	for range nf {
-		e, l := uv(), uv()
-		if in == nil || l > uint64(len(in)) || e%b.every != 0 {
+	d := bin.Decoder{B: in}
+	for range d.Int(sharedRounds + 1) {
+		e, l := d.Uvarint(), d.Int(int64(len(d.B))+1)
+		if d.Err != nil || e%b.every != 0 {
 			return errSizing
 		}
-		fs = append(fs, frozen{e, in[:l]})
-		in = in[l:]
+		fs = append(fs, frozen{e, d.B[:l]})
+		d.B = d.B[l:]
 	}
-	nd := uv()
-	if in == nil || nd > sharedRounds {
-		return errSizing
-	}
-	for range nd {
-		e := uv()
-		var d agree.Digest
-		if in == nil || len(in) < len(d) {
+	for range d.Int(sharedRounds + 1) {
+		e := d.Uvarint()
+		var g agree.Digest
+		if d.Err != nil || len(d.B) < len(g) || e%b.every != 0 {
 			return errSizing
 		}
-		copy(d[:], in)
-		in = in[len(d):]
-		if e%b.every != 0 {
-			return errSizing
-		}
-		ds[e] = d
+		copy(g[:], d.B)
+		d.B = d.B[len(g):]
+		ds[e] = g
 	}
-	if len(in) != 0 {
+	if d.Err != nil || len(d.B) != 0 {
 		return errSizing
 	}
 	for _, f := range fs {
@@ -234,12 +216,12 @@ func (b *sizingBoard) hear(p int, in []byte) error {
 		_, had := b.frozen[p][f.e]
 		b.mu.Unlock()
 		if !had {
-			// A copy: the summary's bytes go back to the transport.
+			// A copy, so that one entry does not hold the whole share.
 			b.putFrozen(p, f.e, append([]byte(nil), f.fig...))
 		}
 	}
-	for e, d := range ds {
-		b.putDigest(p, e, d)
+	for e, g := range ds {
+		b.putDigest(p, e, g)
 	}
 	return nil
 }

@@ -47,9 +47,6 @@ func (a *autoscaler) tick() error {
 		a.checks = append(a.checks, out)
 		a.j.kickSummaries()
 	}
-	if a.stepped > 8*a.every {
-		a.board.prune(a.stepped - 8*a.every)
-	}
 	return a.check(procs)
 }
 
@@ -152,7 +149,7 @@ func (a *autoscaler) agreed(out agree.Outcome, acts bool) error {
 	}
 	d := ScaleDecision{Epoch: out.Epoch, From: out.From, To: out.To, Wanted: out.Wanted}
 	for _, h := range out.Hot {
-		d.Hot = append(d.Hot, fmt.Sprintf("key group %d of %s needs %.0f records/s; an instance serves %.0f", h.KeyGroup, a.sizerTask(h.Operator), h.Need, h.Capacity))
+		d.Hot = append(d.Hot, fmt.Sprintf("key group %d of %s needs %.0f records/s; an instance serves %.0f", h.KeyGroup, a.names[h.Operator], h.Need, h.Capacity))
 	}
 	a.j.autoscale.mu.Lock()
 	a.j.autoscale.decisions = append(a.j.autoscale.decisions, d)
@@ -224,33 +221,21 @@ func (a *autoscaler) loadsByGroup(loads map[string][]float64) map[int][]float64 
 // group, a key group's count strays by about 1/√n of itself, 10 % here.
 const minPlacedLoad = 100
 
-// wantMore says, once, when the sizing asks for more instances than the
-// keyed operators have planned: more processes are needed.
+// wantMore records what a sized round wanted beyond the planned instances
+// and says, once per change, that more processes are needed.
 func (a *autoscaler) wantMore(out agree.Outcome) {
 	if out.Skipped != "" {
 		return
 	}
 	a.j.autoscale.mu.Lock()
+	was := a.j.autoscale.wanted
 	a.j.autoscale.wanted = out.Wanted
 	a.j.autoscale.mu.Unlock()
-	if out.Wanted <= a.planned || out.Wanted == a.wanted {
-		if out.Wanted <= a.planned {
-			a.wanted = 0
-		}
+	if out.Wanted == 0 || out.Wanted == was {
 		return
 	}
-	a.wanted = out.Wanted
 	a.j.Logger().Warn("weir: autoscale: the keyed operators need more instances than the job's processes run; start more processes",
 		"epoch", out.Epoch, "wanted", out.Wanted, "planned", a.planned)
-}
-
-// sizerTask names task i of the sizing.
-func (a *autoscaler) sizerTask(i int) string {
-	topo, err := a.j.Topology()
-	if err != nil || i < 0 || i >= len(topo.Tasks) {
-		return fmt.Sprintf("task %d", i)
-	}
-	return topo.Tasks[i].Name
 }
 
 // takingPart is the processes taking part in the job now: present and

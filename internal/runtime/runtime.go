@@ -39,7 +39,8 @@ type Waiter interface {
 }
 
 // Backlogger is what a SourceTask implements when its reader may know
-// its backlog: Backlog returns it, and whether the reader says.
+// its backlog: Backlog returns it, and whether the reader says. The
+// runtime reads it at each epoch's end.
 type Backlogger interface {
 	Backlog() (int64, bool)
 }

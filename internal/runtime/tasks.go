@@ -62,6 +62,12 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 			return err
 		}
 		m.M.Complete(uint64(mk.Epoch), mk.Watermark)
+		if backlog != nil {
+			// Once an epoch, off the path of every poll.
+			if b, ok := backlog.Backlog(); ok {
+				m.M.SetBacklog(b)
+			}
+		}
 		m.Flush()
 		r.instanceEpoch()
 		if terminal >= 0 {
@@ -93,11 +99,6 @@ func (r *Runtime) pollSource(s *sourceSpec) error {
 			if w := waiter.Waited(); w > waited {
 				m.waited(int64(w - waited))
 				waited = w
-			}
-		}
-		if backlog != nil {
-			if b, ok := backlog.Backlog(); ok {
-				m.M.SetBacklog(b)
 			}
 		}
 		if n > 0 {
