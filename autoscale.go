@@ -46,9 +46,13 @@ var DefaultAutoscalePolicy = AutoscalePolicy{Every: 10, WarmUp: ds2.DefaultPolic
 // agrees, is what the keyed operators are rescaled to, live, with opts
 // (default Batched), within their planned instances (Workers; start them
 // lower with ActiveInstances); the movable sources' shares move with
-// them. Job.ScaleDecisions lists what it did. A job of several
-// processes does not size itself yet, nor one whose keyed operators
-// cannot move: Run refuses them.
+// them. Job.ScaleDecisions lists what it did. Every process of a job of
+// several decides alike from the figures they all share, with no master.
+// Under Partitioning "prompt" the rounds' task count follows the load
+// within the instances the sizing gives the aggregation. An elastic job
+// (processes joining and leaving) does not size itself yet, nor one
+// whose keyed operators cannot move (Ordered, keyed state of its own):
+// Run refuses them.
 func Autoscale(p AutoscalePolicy, opts ...RescaleOption) JobOption {
 	var r engine.Rescale
 	for _, o := range opts {

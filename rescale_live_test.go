@@ -39,19 +39,25 @@ func liveJobThen(in []rec, then func(weir.Stream[weir.WindowResult[string, int64
 	return j, wins, sumOut
 }
 
-func TestRescaleLive(t *testing.T) {
-	in := make([]rec, 12000)
+// liveInput is n records of 97 keys, 16 to an event-time millisecond, the
+// counts per key and 50 ms window of liveJob, and its running counts.
+func liveInput(n int) (in []rec, wantWins map[string]int64, wantSums map[string]int) {
+	in = make([]rec, n)
 	for i := range in {
 		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i%97), TS: int64(i) / 16}
 	}
-	wantWins := map[string]int64{}
+	wantWins, wantSums = map[string]int64{}, map[string]int{}
 	sum := map[string]int{}
-	wantSums := map[string]int{}
 	for _, r := range in {
 		wantWins[fmt.Sprintf("%s@%d", r.Key, r.TS/50*50)]++
 		sum[r.Key]++
 		wantSums[fmt.Sprintf("%s=%d", r.Key, sum[r.Key])]++
 	}
+	return in, wantWins, wantSums
+}
+
+func TestRescaleLive(t *testing.T) {
+	in, wantWins, wantSums := liveInput(12000)
 	for _, strat := range []weir.RescaleStrategy{weir.Batched, weir.AllAtOnce, weir.Fluid} {
 		for _, c := range []struct{ from, to int }{{4, 4}, {2, 4}, {4, 1}} {
 			t.Run(fmt.Sprintf("%v/%d-%d", strat, c.from, c.to), func(t *testing.T) {

@@ -79,11 +79,6 @@ func TestRescaleRefused(t *testing.T) {
 	t.Run("ordered", func(t *testing.T) {
 		wantRefusal(t, refusedRescale(t, refuseJob(weir.Ordered()), 2), "ordered")
 	})
-	for _, p := range []string{"pkg", "prompt"} {
-		t.Run(p, func(t *testing.T) {
-			wantRefusal(t, refusedRescale(t, refuseJob(weir.Partitioning(p)), 2), "partitioning "+p)
-		})
-	}
 	t.Run("no keyed operator, no source that moves", func(t *testing.T) {
 		// Under count-based epochs a source instance that reads nothing
 		// would end no epoch, so the sources keep their shares.

@@ -108,6 +108,14 @@ func TestRunAutoscale(t *testing.T) {
 	if got, want := readFile(t, out), wordcountCSV(text.String()); got != want {
 		t.Errorf("the counts of a job that sizes itself differ from the reference")
 	}
+	// With Prompt's rounds, whose task count follows the load within the
+	// instances the sizing gives.
+	outP := filepath.Join(dir, "words-prompt.csv")
+	mustSucceed(t, "run", "wordcount", "--input", in, "--out", outP, "--rate", "20000", "--interval", "100ms", "--partitioning", "prompt",
+		"--autoscale", "--workers", "1", "--max-workers", "2", "--target-utilization", "0.5")
+	if got, want := readFile(t, outP), wordcountCSV(text.String()); got != want {
+		t.Errorf("the counts of a job partitioned by prompt that sizes itself differ from the reference")
+	}
 	// Over two processes, which decide alike.
 	out2 := filepath.Join(dir, "words2.csv")
 	mustSucceed(t, "launch", "-n", "2", "--", "run", "wordcount", "--input", in, "--out", out2, "--rate", "20000", "--interval", "100ms",
@@ -123,7 +131,7 @@ func TestRunAutoscale(t *testing.T) {
 		{[]string{"--target-utilization", "0.5"}, "needs --autoscale"},
 		{[]string{"--autoscale", "--workers", "2", "--max-workers", "1"}, "--max-workers 1"},
 		{[]string{"--autoscale", "--target-utilization", "0.1"}, "--target-utilization"},
-		{[]string{"--autoscale", "--partitioning", "prompt"}, "Autoscale"},
+		{[]string{"--autoscale", "--ordered"}, "Autoscale"},
 	} {
 		mustFail(t, append([]string{"run", "wordcount", "--input", in, "--out", filepath.Join(dir, "x.csv")}, c.args...), c.want)
 	}

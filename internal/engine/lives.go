@@ -7,6 +7,7 @@ import (
 	"github.com/weirstream/weir/internal/coord"
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/migrate"
+	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/plan"
 	"github.com/weirstream/weir/internal/runtime"
 )
@@ -25,7 +26,9 @@ import (
 // a remote one's, which its outlets and inboxes follow. A process whose
 // instances all wait still writes its checkpoint parts (idle_parts.go).
 // Elsewhere (an elastic job, count-based epochs across processes, a task
-// of fewer instances than processes) an instance runs from start to end.
+// of fewer instances than processes, a job partitioned by pkg or prompt,
+// whose window instances meet in every epoch's round) an instance runs
+// from start to end.
 // A join must be known before any sender ends the epoch before it: in one
 // process the schedule's lock makes sure (routing.AddAllJoining), and
 // across processes the clock bounds the senders of every process (none
@@ -86,7 +89,7 @@ func (j *Job) livesBusy(rt *runtime.Runtime) string {
 // once their first instance is made (movable).
 func (w *wiring) mayLive() map[int]bool {
 	j := w.j
-	if j.slots != nil || j.Cfg.EpochRecords > 0 && w.pl.procs > 1 || j.canRescale() != nil {
+	if j.slots != nil || j.Cfg.EpochRecords > 0 && w.pl.procs > 1 || j.canRescale() != nil || j.microBatched() {
 		return nil
 	}
 	live := map[int]bool{}
@@ -96,6 +99,15 @@ func (w *wiring) mayLive() map[int]bool {
 		}
 	}
 	return w.keepLiving(live)
+}
+
+// microBatched says whether the job's window aggregations may run
+// Prompt's or PKG's rounds, whose receivers meet at every epoch's end:
+// they all take part from start to end, and the rounds give work to those
+// the routing gives key groups to.
+func (j *Job) microBatched() bool {
+	p := j.Cfg.Partitioning
+	return p == partition.PKG.String() || p == partition.Prompt.String()
 }
 
 // keepLiving removes from live, until none is left to remove, the tasks

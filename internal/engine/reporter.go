@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/weirstream/weir/internal/checkpoint"
 	"github.com/weirstream/weir/internal/coord"
@@ -192,6 +193,14 @@ func (h *markHook) Mark(m progress.Marker) error {
 		return err
 	}
 	return h.after(m)
+}
+
+// Round passes on the hooked task's round figures (runtime.RoundTask).
+func (h *markHook) Round() (int64, time.Duration) {
+	if r, ok := h.InputTask.(runtime.RoundTask); ok {
+		return r.Round()
+	}
+	return 0, 0
 }
 
 // seqMarkHook is a markHook over a sequenced task.

@@ -351,8 +351,6 @@ func (j *Job) canRescale() error {
 	switch {
 	case j.Cfg.Ordered:
 		return errors.New("weir: rescale: an ordered job's keyed exchanges restore the input order by instance and cannot change owners while it runs")
-	case j.Cfg.Partitioning == partition.PKG.String() || j.Cfg.Partitioning == partition.Prompt.String():
-		return fmt.Errorf("weir: rescale: partitioning %s spreads keys by load, not by key group; use hash or roundrobin", j.Cfg.Partitioning)
 	case j.Processes() > 1 && j.Cfg.EpochRecords > 0:
 		return errors.New("weir: rescale: the processes of a job with count-based epochs number them apart, so none can name an epoch ahead of all; use time-based epochs")
 	}

@@ -151,6 +151,15 @@ type windowTask[K comparable, T, A, R any] struct {
 	micro *prompt.MicroTask[K, T, A]
 }
 
+// Round gives the runtime the figures of the micro-batch rounds, whose
+// records reach the instance in its markers (runtime.RoundTask).
+func (w *windowTask[K, T, A, R]) Round() (int64, time.Duration) {
+	if w.micro == nil {
+		return 0, 0
+	}
+	return w.micro.Round()
+}
+
 func (w *windowTask[K, T, A, R]) Batch(port int, b any) error {
 	if pb, ok := b.(*exchange.Pbatch[K, A]); ok {
 		w.Merge(pb)

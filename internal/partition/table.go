@@ -79,6 +79,16 @@ func (t *Table) Owned(inst int) []KeyGroup {
 	return out
 }
 
+// Span is one more than the highest instance that owns a key group: the
+// instances, from the first, the table gives key groups to.
+func (t *Table) Span() int {
+	hi := uint16(0)
+	for _, o := range t.owner {
+		hi = max(hi, o)
+	}
+	return int(hi) + 1
+}
+
 func (t *Table) String() string {
 	return fmt.Sprintf("table of %d key groups over %d instances from epoch %d", len(t.owner), t.instances, t.From)
 }

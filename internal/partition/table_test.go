@@ -73,6 +73,26 @@ func TestTableRoutesByItsData(t *testing.T) {
 	}
 }
 
+// Span counts the instances up to the highest owner, whoever owns less.
+func TestTableSpan(t *testing.T) {
+	for _, c := range []struct {
+		owner []int
+		of    int
+		want  int
+	}{{[]int{0, 0, 0}, 4, 1}, {[]int{0, 2, 1}, 4, 3}, {[]int{3, 0, 0}, 4, 4}, {[]int{1, 1}, 4, 2}} {
+		tab, err := NewTable(0, c.of, c.owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tab.Span(); got != c.want {
+			t.Errorf("Span of %v = %d; want %d", c.owner, got, c.want)
+		}
+	}
+	if got := Contiguous(128, 5).Span(); got != 5 {
+		t.Errorf("Span of 128 key groups over 5 = %d", got)
+	}
+}
+
 func TestNewTableRefuses(t *testing.T) {
 	for _, c := range []struct {
 		name      string

@@ -10,6 +10,7 @@ import (
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
+	"github.com/weirstream/weir/internal/routing"
 	"github.com/weirstream/weir/internal/state"
 	"github.com/weirstream/weir/internal/window"
 )
@@ -58,9 +59,16 @@ type MicroShared[K comparable, T, A any] struct {
 	merge    func(A, A) A
 	key      func(T) K
 	hash     func(K) uint64
-	// rt routes the records a reducer does not take to the owners of
-	// their key groups.
-	rt *partition.Table
+	// rt routes what the reducers merged, and the records they do not
+	// take, to the owners of their key groups: the table in force for the
+	// round's epoch (sched's, when the job's tables change while it runs).
+	// span is how many of the receivers, from the first, it may give key
+	// groups to: the instances the operator runs on now.
+	rt     *partition.Table
+	sched  *routing.Schedule
+	span   int
+	rounds int    // rounds led so far
+	after  uint64 // the epoch after the last round's
 	// now is the clock (time.Now in a job).
 	now      func() time.Time
 	stats    *exchange.EdgeStats
@@ -107,6 +115,7 @@ type deposit[K comparable, T any] struct {
 	recs     partition.Grouped[trec[T]]
 	pkgBlock [][2]int32 // pkg: the blocks a slot's records chose
 	pkgCount [][2]int32 // and how many chose each
+	span     int        // pkg: the blocks its sender chose among
 	through  progress.Epoch
 	final    bool
 	// The earliest and latest event time buffered, if timed.
@@ -157,14 +166,15 @@ func NewMicroShared[K comparable, T, A any](j *dataflow.Graph, st *exchange.Edge
 
 // wire records the exchange's shape; every sender calls it with the same
 // values.
-func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, done <-chan struct{}) {
+func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, sched *routing.Schedule, done <-chan struct{}) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.pending != nil {
 		return
 	}
 	receivers := rt.Instances()
-	x.senders, x.receivers, x.rt, x.done = senders, receivers, rt, done
+	x.senders, x.receivers, x.rt, x.sched, x.done = senders, receivers, rt, sched, done
+	x.span = rt.Span()
 	x.pending = make([][]*deposit[K, T], senders)
 	x.free = make([][]*deposit[K, T], senders)
 	x.freed = make([]chan struct{}, senders)
@@ -192,17 +202,26 @@ type microEx[K comparable, T, A any] struct {
 }
 
 func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.ExchangeCtx, j *dataflow.Graph) *microEx[K, T, A] {
-	x.wire(ctx.Senders, ctx.Routing, ctx.Done)
+	x.wire(ctx.Senders, ctx.Routing, ctx.Schedule, ctx.Done)
 	e := &microEx[K, T, A]{
-		x:      x,
-		i:      ctx.Sender,
-		raw:    exchange.NewKeyEx(x.key, ctx.Routing, ctx.Outlets, 1, false),
+		x: x,
+		i: ctx.Sender,
+		// Following the schedule, its markers enter each epoch: a table
+		// taking force at an epoch a sender has entered is refused.
+		raw:    exchange.NewKeyEx(x.key, ctx.Routing, ctx.Outlets, 1, false).Follow(ctx.Schedule),
 		timing: x.elastic != nil,
 	}
 	if x.strategy == partition.PKG {
 		e.pkg = partition.NewTwoChoices(len(ctx.Outlets))
 	}
 	e.cur = e.newDeposit()
+	e.cur.span = x.receivers
+	if x.sched != nil {
+		e.cur.span = min(ctx.Routing.Span(), x.receivers)
+	}
+	if e.pkg != nil {
+		e.pkg.Reset(e.cur.span)
+	}
 	return e
 }
 
@@ -272,6 +291,10 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	x := e.x
 	d := e.cur
 	d.through, d.final = m.Epoch, m.Final
+	if n := d.buf.Len(); n > 0 && len(e.raw.Outlets) > 0 {
+		// The sender's figures count them sent.
+		e.raw.Outlets[0].Handed(n)
+	}
 	for {
 		x.mu.Lock()
 		if len(x.pending[e.i]) < maxPending {
@@ -304,10 +327,19 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 		}
 		e.busy = 0
 	}
-	if e.pkg != nil {
-		e.pkg.Reset(len(e.raw.Outlets))
+	if err := e.raw.Mark(m); err != nil {
+		return err
 	}
-	return e.raw.Mark(m)
+	// The records after m go to the blocks of the instances the table of
+	// the epoch after m gives key groups to.
+	e.cur.span = x.receivers
+	if x.sched != nil {
+		e.cur.span = min(x.sched.At(uint64(m.Epoch)+1).Span(), x.receivers)
+	}
+	if e.pkg != nil {
+		e.pkg.Reset(e.cur.span)
+	}
+	return nil
 }
 
 var errStopping = errors.New("weir: job stopping")
@@ -325,7 +357,8 @@ type barrier struct {
 	done    <-chan struct{}
 }
 
-func (b *barrier) wait(leader func()) error {
+// wait returns whether this goroutine led.
+func (b *barrier) wait(leader func()) (led bool, err error) {
 	b.mu.Lock()
 	ch := b.gen
 	b.arrived++
@@ -342,7 +375,7 @@ func (b *barrier) wait(leader func()) error {
 			leader()
 		}
 		ok = true
-		return nil
+		return true, nil
 	}
 	b.mu.Unlock()
 	select {
@@ -354,10 +387,10 @@ func (b *barrier) wait(leader func()) error {
 			// The leader's panic is failing the job; returning before it
 			// has would make this the job's error.
 			<-b.done
-			return errStopping
+			return false, errStopping
 		}
-		return nil
+		return false, nil
 	case <-b.done:
-		return errStopping
+		return false, errStopping
 	}
 }

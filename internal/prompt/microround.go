@@ -24,6 +24,10 @@ type MicroTask[K comparable, T, A any] struct {
 	owner  func(h uint64) int32       // key group owner among the receivers
 	sink   MicroOwner[K, T, A]        // this receiver's window state
 	wm     func() int64               // this receiver's watermark before the round
+	// took and waited are the records its map tasks folded and the time
+	// it waited at the barrier, since the last Round.
+	took   int64
+	waited time.Duration
 }
 
 // MicroOwner is the window operator's side: it takes merged partials and
@@ -50,15 +54,16 @@ func NewMicroTask[K comparable, T, A any](x *MicroShared[K, T, A], i int, sink M
 // receiver applies m's watermark.
 func (t *MicroTask[K, T, A]) Run(m progress.Marker) error {
 	x := t.x
-	if err := x.bar.wait(func() { x.lead(m) }); err != nil {
+	if err := t.meet(func() { x.lead(m) }); err != nil {
 		return err
 	}
 	t.mapTask()
-	if err := x.bar.wait(x.afterMap); err != nil {
+	t.took += t.folded
+	if err := t.meet(x.afterMap); err != nil {
 		return err
 	}
 	t.reduceTask()
-	if err := x.bar.wait(x.afterReduce); err != nil {
+	if err := t.meet(x.afterReduce); err != nil {
 		return err
 	}
 	t.own()
@@ -71,11 +76,36 @@ func (t *MicroTask[K, T, A]) Run(m progress.Marker) error {
 	}
 }
 
+// meet waits at the barrier for the other receivers, counting the time
+// it waited (the last to arrive leads, and waits for none).
+func (t *MicroTask[K, T, A]) meet(leader func()) error {
+	t0 := t.x.now()
+	led, err := t.x.bar.wait(leader)
+	if !led {
+		t.waited += t.x.now().Sub(t0)
+	}
+	return err
+}
+
+// Round returns the records this receiver's map tasks took since the
+// last call, and the time it waited for the other receivers: a round
+// does the work of records no batch brought it, and waits as an input
+// would.
+func (t *MicroTask[K, T, A]) Round() (records int64, waited time.Duration) {
+	records, waited = t.took, t.waited
+	t.took, t.waited = 0, 0
+	return records, waited
+}
+
 // lead takes the deposits the aligned marker m completes, merges their
 // statistics into global key numbers and plans the round.
 func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
 	now := x.now()
+	x.follow(m)
 	if x.elastic != nil {
+		// The task count follows the load within the instances the
+		// operator runs on now.
+		x.elastic.Max = x.span
 		// An epoch's processing time: the longest any sender spent
 		// buffering it, plus the last round's plan, map and reduce.
 		busy := time.Duration(x.busy.Swap(0))
@@ -105,7 +135,53 @@ func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
 		}
 	}
 	x.mu.Unlock()
-	// Global key numbers.
+	x.number()
+	switch {
+	case x.elastic != nil:
+		x.tasks = x.elastic.Tasks()
+	case x.strategy == partition.PKG:
+		// Every block a sender chose is folded: as many tasks as the
+		// widest of the round's senders chose among.
+		x.tasks = 1
+		for _, d := range x.round {
+			x.tasks = max(x.tasks, d.span)
+		}
+		x.tasks = min(x.tasks, x.receivers)
+	default:
+		x.tasks = x.span
+	}
+	if x.strategy == partition.Prompt {
+		var byCount []int32
+		if len(x.round) == 1 {
+			byCount = x.round[0].buf.ByCount()
+		}
+		for len(x.frags) < x.receivers {
+			x.frags = append(x.frags, nil)
+		}
+		for j := range x.frags {
+			x.frags[j] = x.frags[j][:0]
+		}
+		if len(x.counts) > 0 {
+			x.plan = x.planner.Prompt(x.counts, byCount, x.tasks, x.tasks)
+			// The planner counts one partial per fragment; when the epoch
+			// spans several windows a fragment makes up to one per window.
+			if w := x.windowsSpanned(); w > 1 {
+				x.plan.Reweigh(func(_ int, f partition.Frag) int64 { return int64(min(f.Count, w)) }, &x.reweigher)
+			}
+			for g := range x.counts {
+				lo := int32(0)
+				for _, f := range x.plan.Fragments(g) {
+					x.frags[f.Block] = append(x.frags[f.Block], fragRange{g: int32(g), lo: lo, hi: lo + f.Count})
+					lo += f.Count
+				}
+			}
+		}
+	}
+}
+
+// number gives the round's keys global numbers, in the order the
+// deposits first hold them, and counts their records.
+func (x *MicroShared[K, T, A]) number() {
 	clear(x.keys)
 	x.keys, x.hashes, x.counts = x.keys[:0], x.hashes[:0], x.counts[:0]
 	x.index.Clear()
@@ -135,37 +211,21 @@ func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
 			d.slotOf[g] = int32(slot)
 		}
 	}
-	x.tasks = x.receivers
-	if x.elastic != nil {
-		x.tasks = x.elastic.Tasks()
-	}
-	if x.strategy == partition.Prompt {
-		var byCount []int32
-		if len(x.round) == 1 {
-			byCount = x.round[0].buf.ByCount()
-		}
-		for len(x.frags) < x.receivers {
-			x.frags = append(x.frags, nil)
-		}
-		for j := range x.frags {
-			x.frags[j] = x.frags[j][:0]
-		}
-		if len(x.counts) > 0 {
-			x.plan = x.planner.Prompt(x.counts, byCount, x.tasks, x.tasks)
-			// The planner counts one partial per fragment; when the epoch
-			// spans several windows a fragment makes up to one per window.
-			if w := x.windowsSpanned(); w > 1 {
-				x.plan.Reweigh(func(_ int, f partition.Frag) int64 { return int64(min(f.Count, w)) }, &x.reweigher)
-			}
-			for g := range x.counts {
-				lo := int32(0)
-				for _, f := range x.plan.Fragments(g) {
-					x.frags[f.Block] = append(x.frags[f.Block], fragRange{g: int32(g), lo: lo, hi: lo + f.Count})
-					lo += f.Count
-				}
-			}
+}
+
+// follow takes the table the round routes to owners by: the one in force
+// after the previous round, whose owners the receivers' handovers, run
+// at the same markers as the rounds, have given the key groups' state.
+// Every sender has entered the epoch after m before sending m, so no
+// table can take force there any more.
+func (x *MicroShared[K, T, A]) follow(m progress.Marker) {
+	if x.sched != nil && x.rounds > 0 {
+		if rt := x.sched.At(x.after); rt != x.rt {
+			x.rt, x.span = rt, rt.Span()
 		}
 	}
+	x.rounds++
+	x.after = uint64(m.Epoch) + 1
 }
 
 // windowsSpanned is how many windows the round's event times can fall in

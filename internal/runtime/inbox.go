@@ -235,6 +235,15 @@ func (o Outlet) Send(batch any) error {
 	return o.send(Message{Batch: batch})
 }
 
+// Handed counts n records as sent by the outlet's sender that reach the
+// receivers another way: through memory the receivers share (the
+// deposits of a micro-batch exchange).
+func (o Outlet) Handed(n int) {
+	if o.link != nil && o.link.m != nil {
+		o.link.m.M.AddOut(n)
+	}
+}
+
 // Mark ends an epoch on this channel. A final marker towards a receiver
 // in another process, which may join later, or towards a restartable
 // one, is held for its joins (finals.go).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weirstream/weir/internal/metrics"
+	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/trace"
 )
 
@@ -118,6 +119,19 @@ func (m *Meter) idle(t int64, tracing bool) {
 func (m *Meter) waited(d int64) {
 	m.M.AddBusy(-d)
 	m.M.AddIdle(d)
+}
+
+// completed records that task completed the epoch of the aligned marker
+// out, and what its Mark did as a round if it runs rounds (RoundTask):
+// the records it took in, and the time it waited for its peers as
+// waiting for input.
+func (m *Meter) completed(task InputTask, out progress.Marker) {
+	if t, ok := task.(RoundTask); ok {
+		n, waited := t.Round()
+		m.M.AddIn(int(n))
+		m.waited(int64(waited))
+	}
+	m.M.Complete(uint64(out.Epoch), out.Watermark)
 }
 
 // Blocked counts d nanoseconds spent waiting for output space, within

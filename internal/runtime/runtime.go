@@ -38,6 +38,16 @@ type Waiter interface {
 	Waited() time.Duration
 }
 
+// RoundTask is what an InputTask implements when its Mark may do the
+// work of records no batch brought it, and wait for its peers (a
+// micro-batch round, whose records its senders deposited in memory the
+// receivers share): Round returns the records it took in and the time it
+// waited since the last call, which its figures count as records in and
+// as idle. The runtime calls it after every Mark.
+type RoundTask interface {
+	Round() (records int64, waited time.Duration)
+}
+
 // Backlogger is what a SourceTask implements when its reader may know
 // its backlog: Backlog returns it, and whether the reader says. The
 // runtime reads it at each epoch's end.

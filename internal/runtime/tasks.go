@@ -170,7 +170,7 @@ func (r *Runtime) runTask(t *taskSpec, first uint64) error {
 		if err := t.task.Mark(out); err != nil {
 			return err
 		}
-		m.M.Complete(uint64(out.Epoch), out.Watermark)
+		m.completed(t.task, out)
 		m.Flush()
 		r.instanceEpoch()
 		if t.terminal >= 0 {
