@@ -62,7 +62,7 @@ func TestPromptTasksWithinInstances(t *testing.T) {
 // the rounds' task count follows the load within the instances DS2
 // gives it. Each window's count is the plain count, once.
 func TestAutoscalePrompt(t *testing.T) {
-	in, want, _ := liveInput(16000)
+	in, want, _ := liveInput(24000)
 	pol := weir.DefaultAutoscalePolicy
 	pol.Every = 3 // an overloaded round holds its senders back: epochs grow long
 	j := weir.NewJob("autoscale", weir.Workers(4), weir.ActiveInstances(1), weir.BatchInterval(50*time.Millisecond),

@@ -34,10 +34,7 @@ func sizedCount(j *weir.Job, in []string, rate float64, service time.Duration) *
 // and a batch of a thousand records of this step takes a second.)
 func TestAutoscaleSizesUp(t *testing.T) {
 	in := wordsInput(30000)
-	pol := weir.DefaultAutoscalePolicy
-	pol.Every = 20
-	j := weir.NewJob("autoscale", weir.Workers(4), weir.ActiveInstances(1), weir.BatchInterval(50*time.Millisecond), weir.BatchSize(16),
-		weir.Autoscale(pol, weir.WithStrategy(weir.AllAtOnce)))
+	j := sizingJob()
 	out := sizedCount(j, in, 6000, 300*time.Microsecond)
 	ds := runSizingUp(t, j)
 	if last := ds[len(ds)-1]; last.InForce <= last.Epoch {
@@ -63,6 +60,15 @@ func TestAutoscaleSizesUp(t *testing.T) {
 		t.Errorf("%d counts for %d records", len(got), len(in))
 	}
 	checkWordCounts(t, in, out.Records())
+}
+
+// sizingJob is a job of four instances a keyed operator, started on one,
+// that sizes itself every 20 epochs of 50 ms and rescales all at once.
+func sizingJob() *weir.Job {
+	pol := weir.DefaultAutoscalePolicy
+	pol.Every = 20
+	return weir.NewJob("autoscale", weir.Workers(4), weir.ActiveInstances(1), weir.BatchInterval(50*time.Millisecond), weir.BatchSize(16),
+		weir.Autoscale(pol, weir.WithStrategy(weir.AllAtOnce)))
 }
 
 // runSizingUp runs j, which starts on one instance and must size itself
@@ -123,5 +129,31 @@ func TestAutoscaleRefusedUnmovable(t *testing.T) {
 		if err := j.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "Autoscale") {
 			t.Errorf("%v", err)
 		}
+	}
+}
+
+// A job one of whose keys takes most of the records, more than one
+// instance of its keyed step can serve, names that key's group as too
+// hot in its decisions, and its counts are still the plain count's.
+func TestAutoscaleNamesHotKeyGroup(t *testing.T) {
+	in := wordsInput(12000)
+	for i := range in {
+		if i%5 < 3 {
+			in[i] = "hot" // 60 %: 1800 records a second at 3000
+		}
+	}
+	j := sizingJob()
+	out := sizedCount(j, in, 3000, 300*time.Microsecond)
+	ds := runSizingUp(t, j)
+	t.Logf("decisions %+v", ds)
+	hot := false
+	for _, d := range ds {
+		hot = hot || len(d.Hot) > 0
+	}
+	if !hot {
+		t.Errorf("decisions %+v; want the hot key's group named", ds)
+	}
+	if got := out.Records(); len(got) != len(in) {
+		t.Errorf("%d counts for %d records", len(got), len(in))
 	}
 }

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/weirstream/weir"
-	"github.com/weirstream/weir/internal/metrics"
 )
 
 // serviceKeyed is the operator of fixed service time in the live
@@ -86,27 +86,45 @@ func newServiceRun(n int64, keys uint32, service time.Duration, clk *clock, opts
 	return r
 }
 
-// run runs the job to its end and checks its counts.
-func (r *serviceRun) run(ctx context.Context) error {
-	if err := r.job.Run(ctx); err != nil {
-		return err
-	}
-	return r.sink.check(r.n, r.keys)
+// liveRun is one job of the live benchmark, over records read on a
+// clock's schedule by one source instance, whose costed operator takes a
+// fixed service time a record.
+type liveRun interface {
+	// Job is the job; Check compares its output with the plain
+	// computation's once it has run.
+	Job() *weir.Job
+	Check() error
+	// Costed names the chain of the operator of fixed service time;
+	// Read is the records the source reads.
+	Costed() string
+	Read() int64
 }
 
-// serviceCost is the useful time a record of the keyed operator took
-// over a run, from its instances' figures (0 if none took any).
-func serviceCost(s metrics.JobStats) time.Duration {
+func (r *serviceRun) Job() *weir.Job { return r.job }
+func (r *serviceRun) Check() error   { return r.sink.check(r.n, r.keys) }
+func (r *serviceRun) Costed() string { return serviceKeyed }
+func (r *serviceRun) Read() int64    { return r.n }
+
+// runLive runs r's job to its end and checks its output.
+func runLive(ctx context.Context, r liveRun) error {
+	if err := r.Job().Run(ctx); err != nil {
+		return err
+	}
+	return r.Check()
+}
+
+// serviceCost is the useful time the costed operator took over a run,
+// by record the source read (0 if it took none), from its instances'
+// figures.
+func serviceCost(r liveRun) time.Duration {
 	var useful time.Duration
-	var n int64
-	for _, in := range s.Instances() {
-		if in.Operator == serviceKeyed {
+	for _, in := range r.Job().Stats().Instances() {
+		if in.Operator == r.Costed() || strings.HasPrefix(in.Operator, r.Costed()+"→") {
 			useful += in.Useful
-			n += in.RecordsIn
 		}
 	}
-	if n == 0 {
+	if r.Read() == 0 {
 		return 0
 	}
-	return useful / time.Duration(n)
+	return useful / time.Duration(r.Read())
 }

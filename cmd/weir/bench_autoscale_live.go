@@ -26,6 +26,7 @@ type liveAutoscale struct {
 	keys       int
 	strategy   string
 	perPair    int
+	query      string // service, q5, q8 or q11
 }
 
 // liveDefaultRates are the live experiment's rate steps, records a
@@ -34,6 +35,9 @@ type liveAutoscale struct {
 const liveDefaultRates = "300,1500,700,2800,500"
 
 func (l *liveAutoscale) check() error {
+	if _, ok := liveQueries[l.query]; !ok {
+		return fmt.Errorf("--query %q: want service, q5, q8 or q11", l.query)
+	}
 	switch {
 	case l.service <= 0 || l.service > time.Second:
 		return fmt.Errorf("--service %v: want above 0 and at most 1s", l.service)
@@ -68,12 +72,15 @@ type sweepResult struct {
 func (l *liveAutoscale) sweepOne(ctx context.Context, rate float64, p int) (bool, float64, time.Duration, error) {
 	n := int64(rate * l.sweep.Seconds())
 	clk := steadyClock(rate)
-	r := newServiceRun(n, uint32(l.keys), l.service, clk, weir.Workers(p), weir.BatchInterval(l.interval), weir.BatchSize(16), weir.Logger(quietLogger()))
-	if err := r.run(ctx); err != nil {
+	r, err := l.newRun(n, rate, clk, weir.Workers(p), weir.BatchInterval(l.interval), weir.BatchSize(16), weir.Logger(quietLogger()))
+	if err == nil {
+		err = runLive(ctx, r)
+	}
+	if err != nil {
 		return false, 0, 0, fmt.Errorf("bench autoscale: the sweep at %v records/s on %d instances: %w", rate, p, err)
 	}
 	lag := time.Since(clk.start) - l.sweep
-	return lag <= l.sweep*2/100+100*time.Millisecond, lag.Seconds(), serviceCost(r.job.Stats()), nil
+	return lag <= l.sweep*2/100+100*time.Millisecond, lag.Seconds(), serviceCost(r), nil
 }
 
 // sweepRate finds the fewest instances, from 1 to --max-workers, that
@@ -157,13 +164,16 @@ func (l *liveAutoscale) run(ctx context.Context, b *autoscaleBench, rates []floa
 	}
 	log := &epochLog{}
 	clk := &clock{start: time.Now(), steps: steps}
-	r := newServiceRun(int64(n), uint32(l.keys), l.service, clk, weir.Workers(l.maxWorkers), weir.ActiveInstances(l.start),
+	r, err := l.newRun(int64(n), n/(l.step.Seconds()*float64(len(rates))+l.steady.Seconds()), clk, weir.Workers(l.maxWorkers), weir.ActiveInstances(l.start),
 		weir.BatchInterval(l.interval), weir.BatchSize(16), weir.Logger(quietLogger()), log.option(), weir.Autoscale(pol, weir.WithStrategy(strategy), weir.PerPair(l.perPair)))
-	if err := r.job.Run(ctx); err != nil {
+	if err != nil {
+		return err
+	}
+	if err := r.Job().Run(ctx); err != nil {
 		return fmt.Errorf("bench autoscale: the job that sizes itself: %w", err)
 	}
-	checkErr := r.sink.check(r.n, r.keys)
-	ds, stopped := r.job.ScaleDecisions()
+	checkErr := r.Check()
+	ds, stopped := r.Job().ScaleDecisions()
 	if err := l.report(b, sweeps, clk.start, log, ds, stopped, checkErr == nil); err != nil {
 		return err
 	}
@@ -186,10 +196,12 @@ func (l *liveAutoscale) report(b *autoscaleBench, sweeps []sweepResult, start ti
 	for _, s := range sweeps {
 		end := stepStart.Add(l.step)
 		var decisions []int
+		hot := []string{}
 		last := stepStart
 		for k, d := range ds {
 			if !at[k].Before(stepStart) && at[k].Before(end) {
 				decisions, last = append(decisions, d.To), at[k]
+				hot = append(hot, d.Hot...)
 			}
 			// The parallelism in force: a decision counts once its
 			// table runs its instances.
@@ -209,8 +221,8 @@ func (l *liveAutoscale) report(b *autoscaleBench, sweeps []sweepResult, start ti
 		if len(decisions) == 0 {
 			around = stepStart.Add(5 * time.Second)
 		}
-		line := map[string]any{"query": "service", "service_ms": ms(l.service), "rate": s.rate, "decisions": decisions, "steps": len(decisions),
-			"final": cur, "optimal": s.optimal, "sweep": l.sweepLine(s), "band": []int{lo, hi}, "in_band": cur >= lo && cur <= hi,
+		line := map[string]any{"query": l.query, "service_ms": ms(l.service), "rate": s.rate, "decisions": decisions, "steps": len(decisions),
+			"final": cur, "optimal": s.optimal, "sweep": l.sweepLine(s), "band": []int{lo, hi}, "in_band": cur >= lo && cur <= hi, "hot": hot,
 			"latency_ms": map[string]any{"before": latencySummary(log.latencies(stepStart.Add(-5*time.Second), stepStart)),
 				"during": latencySummary(log.latencies(stepStart, around)), "after": latencySummary(log.latencies(around, end))},
 			"checked": checked}
@@ -228,7 +240,7 @@ func (l *liveAutoscale) report(b *autoscaleBench, sweeps []sweepResult, start ti
 			cur = d.To
 		}
 	}
-	steady := map[string]any{"steady_s": l.steady.Seconds(), "rate": sweeps[len(sweeps)-1].rate, "changes": changes, "final": cur,
+	steady := map[string]any{"query": l.query, "steady_s": l.steady.Seconds(), "rate": sweeps[len(sweeps)-1].rate, "changes": changes, "final": cur,
 		"latency_ms": latencySummary(log.latencies(stepStart, stepStart.Add(l.steady))), "checked": checked}
 	if stopped != nil {
 		steady["stopped"] = stopped.Error()

@@ -64,6 +64,30 @@ func TestBenchAutoscaleLive(t *testing.T) {
 	}
 }
 
+// The live experiment on Nexmark's q8, short: its persons and auctions
+// per person and window, 2 ms each, sized from one instance at 2000 and
+// then 7000 events a second (8 % of them folded): the second step wants
+// two instances (the hot seller's auctions on one, the rest on the
+// other), the job gets there in at most three decisions, each step ends
+// in its band, and the result is the plain loop's.
+func TestBenchAutoscaleLiveNexmark(t *testing.T) {
+	r := mustSucceed(t, "bench", "autoscale", "--query", "q8", "--rates", "2000,7000", "--step", "12s", "--steady", "0s", "--sweep", "3s", "--max-workers", "3")
+	text := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(text) != 3 {
+		t.Fatalf("%d lines; want 3:\n%s", len(text), r.stdout)
+	}
+	for i, l := range text[:2] {
+		m := oneJSON(t, l)
+		if m["query"] != "q8" || m["checked"] != true || m["in_band"] != true || number(t, m, "steps") > 3 || number(t, m, "optimal") < 1 {
+			t.Errorf("step %d: %s", i, l)
+		}
+		if i == 1 && number(t, m, "final") < 2 {
+			t.Errorf("at 7000 events a second q8 stayed at %v instances: %s", m["final"], l)
+		}
+	}
+	mustFail(t, []string{"bench", "autoscale", "--query", "q7"}, "--query")
+}
+
 func TestBenchAutoscaleRefuses(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -33,6 +33,20 @@ func (e *Elastic) Tasks() int {
 	return min(e.tasks, hi)
 }
 
+// Resize sets the most tasks to max, the instances the tasks run on
+// now, and starts the count there again, as NewElastic does (the work
+// was given more instances because it needs them, or fewer because it
+// does not); it returns the count and whether it changed.
+func (e *Elastic) Resize(max int) (tasks int, changed bool) {
+	old := e.Tasks()
+	e.Max, e.tasks, e.low = max, max, 0
+	if n := e.Tasks(); n != old {
+		e.changes++
+		return n, true
+	}
+	return old, false
+}
+
 // Changes is how many times Tasks has changed.
 func (e *Elastic) Changes() int { return e.changes }
 

@@ -111,3 +111,27 @@ func TestElasticNewDefaults(t *testing.T) {
 		t.Errorf("NewElastic(8) = %+v, Tasks %d; want Max 8, Up 0.9, Down 0.3, Patience 3, Tasks 8", *e, e.Tasks())
 	}
 }
+
+// Resize starts the count again at the new ceiling, and counts a change
+// only when the count moves.
+func TestElasticResize(t *testing.T) {
+	e := NewElastic(4)
+	for range 6 {
+		e.Observe(time.Millisecond, time.Second) // idle: down to 1 in time
+	}
+	if e.Tasks() != 2 {
+		t.Fatalf("after 6 idle epochs: %d tasks; want 2", e.Tasks())
+	}
+	if n, changed := e.Resize(6); n != 6 || !changed || e.Tasks() != 6 {
+		t.Errorf("Resize(6) = %d, %v; Tasks %d; want 6, true", n, changed, e.Tasks())
+	}
+	if n, changed := e.Resize(6); n != 6 || changed {
+		t.Errorf("Resize(6) again = %d, %v; want 6, false", n, changed)
+	}
+	if _, changed := e.Observe(2*time.Second, time.Second); changed || e.Tasks() != 6 {
+		t.Errorf("overloaded at the ceiling: %d tasks, changed %v; want 6 unchanged", e.Tasks(), changed)
+	}
+	if n, _ := e.Resize(1); n != 1 || e.Tasks() != 1 {
+		t.Errorf("Resize(1) = %d; want 1", n)
+	}
+}

@@ -60,8 +60,9 @@ type MicroShared[K comparable, T, A any] struct {
 	key      func(T) K
 	hash     func(K) uint64
 	// rt routes what the reducers merged, and the records they do not
-	// take, to the owners of their key groups: the table in force for the
-	// round's epoch (sched's, when the job's tables change while it runs).
+	// take, to the owners of their key groups: the table in force from the
+	// epoch after the previous round (sched's, when the job's tables
+	// change while it runs; see follow).
 	// span is how many of the receivers, from the first, it may give key
 	// groups to: the instances the operator runs on now.
 	rt     *partition.Table
@@ -69,6 +70,7 @@ type MicroShared[K comparable, T, A any] struct {
 	span   int
 	rounds int    // rounds led so far
 	after  uint64 // the epoch after the last round's
+	spans  atomic.Pointer[tableSpan]
 	// now is the clock (time.Now in a job).
 	now      func() time.Time
 	stats    *exchange.EdgeStats
@@ -185,7 +187,7 @@ func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, sched *rou
 	x.finalSeen = make([]bool, senders)
 	x.bar = barrier{n: receivers, gen: make(chan struct{}), done: done}
 	if x.interval > 0 {
-		x.elastic = partition.NewElastic(receivers)
+		x.elastic = partition.NewElastic(x.span)
 	}
 	x.stats.Init(senders, receivers)
 }
@@ -295,17 +297,25 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 		// The sender's figures count them sent.
 		e.raw.Outlets[0].Handed(n)
 	}
+	var waitFrom time.Time
 	for {
 		x.mu.Lock()
 		if len(x.pending[e.i]) < maxPending {
 			break
 		}
 		x.mu.Unlock()
+		if waitFrom.IsZero() {
+			waitFrom = x.now()
+		}
 		select {
 		case <-x.freed[e.i]:
 		case <-x.done:
 			return errStopping
 		}
+	}
+	if !waitFrom.IsZero() && len(e.raw.Outlets) > 0 {
+		// Held back by the rounds: backpressure, as a full channel.
+		e.raw.Outlets[0].Blocked(x.now().Sub(waitFrom))
 	}
 	x.pending[e.i] = append(x.pending[e.i], d)
 	if n := len(x.free[e.i]); n > 0 {
@@ -334,12 +344,29 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	// the epoch after m gives key groups to.
 	e.cur.span = x.receivers
 	if x.sched != nil {
-		e.cur.span = min(x.sched.At(uint64(m.Epoch)+1).Span(), x.receivers)
+		e.cur.span = min(x.spanOf(x.sched.At(uint64(m.Epoch)+1)), x.receivers)
 	}
 	if e.pkg != nil {
 		e.pkg.Reset(e.cur.span)
 	}
 	return nil
+}
+
+// spanOf is t.Span(), kept for the newest table asked about: the senders
+// ask at every marker, and a table changes rarely.
+func (x *MicroShared[K, T, A]) spanOf(t *partition.Table) int {
+	if c := x.spans.Load(); c != nil && c.t == t {
+		return c.n
+	}
+	n := t.Span()
+	x.spans.Store(&tableSpan{t, n})
+	return n
+}
+
+// tableSpan is a table and its span.
+type tableSpan struct {
+	t *partition.Table
+	n int
 }
 
 var errStopping = errors.New("weir: job stopping")

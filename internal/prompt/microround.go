@@ -103,9 +103,6 @@ func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
 	now := x.now()
 	x.follow(m)
 	if x.elastic != nil {
-		// The task count follows the load within the instances the
-		// operator runs on now.
-		x.elastic.Max = x.span
 		// An epoch's processing time: the longest any sender spent
 		// buffering it, plus the last round's plan, map and reduce.
 		busy := time.Duration(x.busy.Swap(0))
@@ -219,13 +216,24 @@ func (x *MicroShared[K, T, A]) number() {
 // Every sender has entered the epoch after m before sending m, so no
 // table can take force there any more.
 func (x *MicroShared[K, T, A]) follow(m progress.Marker) {
-	if x.sched != nil && x.rounds > 0 {
-		if rt := x.sched.At(x.after); rt != x.rt {
-			x.rt, x.span = rt, rt.Span()
-		}
-	}
+	after := x.after
 	x.rounds++
 	x.after = uint64(m.Epoch) + 1
+	if x.sched == nil || x.rounds == 1 {
+		return
+	}
+	rt := x.sched.At(after)
+	if rt == x.rt {
+		return
+	}
+	x.rt, x.span = rt, x.spanOf(rt)
+	// The task count follows the load within the instances the operator
+	// runs on now.
+	if x.elastic != nil {
+		if tasks, changed := x.elastic.Resize(x.span); changed {
+			x.stats.Changed(tasks, 0, x.interval)
+		}
+	}
 }
 
 // windowsSpanned is how many windows the round's event times can fall in

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/weirstream/weir/internal/metrics"
 	"github.com/weirstream/weir/internal/progress"
@@ -241,6 +242,15 @@ func (o Outlet) Send(batch any) error {
 func (o Outlet) Handed(n int) {
 	if o.link != nil && o.link.m != nil {
 		o.link.m.M.AddOut(n)
+	}
+}
+
+// Blocked counts d as time the outlet's sender spent waiting for its
+// receivers to take what it handed them another way (backpressure), as a
+// full channel's wait counts.
+func (o Outlet) Blocked(d time.Duration) {
+	if o.link != nil && o.link.m != nil {
+		o.link.m.Blocked(int64(d))
 	}
 }
 

@@ -129,6 +129,9 @@ func (m *Meter) completed(task InputTask, out progress.Marker) {
 	if t, ok := task.(RoundTask); ok {
 		n, waited := t.Round()
 		m.M.AddIn(int(n))
+		// The Mark's stretch is counted busy before the wait is moved out
+		// of it: busy never runs backwards in a snapshot between the two.
+		m.busy(Now())
 		m.waited(int64(waited))
 	}
 	m.M.Complete(uint64(out.Epoch), out.Watermark)

@@ -17,15 +17,19 @@ const q11Gap = 10_000 // ms
 func init() {
 	register("q11", &query{
 		header: "bidder,bid_count,starttime,endtime", cols: cols("iiii"),
-		add: addQ11, ref: refQ11, base: baseQ11,
+		add:    func(ev weir.Stream[gen.NexmarkEvent], sk Sinks) { addQ11(ev, sk, nil) },
+		costed: addQ11, ref: refQ11, base: baseQ11,
 	})
 }
 
-func addQ11(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
+// addQ11 adds q11; cost, if set, is called for every bid a session
+// counts.
+func addQ11(ev weir.Stream[gen.NexmarkEvent], sk Sinks, cost func()) {
 	b := weir.MapRef(bids(ev), func(e *gen.NexmarkEvent) bidAt { return bidAt{e.Bid.Bidder, e.Bid.DateTime} }, weir.Name("q11-select"), weir.Stateless())
 	timed := weir.EventTime(b, func(b bidAt) int64 { return b.DateTime }, MaxOutOfOrder, weir.Name("q11-time"))
-	counts := weir.Count(weir.Window(weir.KeyBy(timed, func(b bidAt) int64 { return b.ID }, weir.Name("bidder")),
-		weir.Session(q11Gap*time.Millisecond), weir.WindowOptions(weir.Name("q11-session"))))
+	ws := weir.Window(weir.KeyBy(timed, func(b bidAt) int64 { return b.ID }, weir.Name("bidder")),
+		weir.Session(q11Gap*time.Millisecond), weir.WindowOptions(weir.Name("q11-session")))
+	counts := costedCount(ws, cost)
 	emit(weir.MapRef(counts, func(r *weir.WindowResult[int64, int64]) q11Row {
 		return q11Row{r.Key, r.Value, r.Start, r.End}
 	}, weir.Name("q11"), weir.Stateless()), sk, nil)

@@ -18,21 +18,24 @@ const (
 func init() {
 	register("q5", &query{
 		header: "auction,num", cols: cols("ii"),
-		add: addQ5, ref: refQ5, base: baseQ5,
+		add:    func(ev weir.Stream[gen.NexmarkEvent], sk Sinks) { addQ5(ev, sk, nil) },
+		costed: addQ5, ref: refQ5, base: baseQ5,
 	})
 }
 
 // bidAt is a bid reduced to its auction (or bidder) and time.
 type bidAt struct{ ID, DateTime int64 }
 
-func addQ5(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
+// addQ5 adds q5; cost, if set, is called for every bid a pane counts.
+func addQ5(ev weir.Stream[gen.NexmarkEvent], sk Sinks, cost func()) {
 	b := weir.MapRef(bids(ev), func(e *gen.NexmarkEvent) bidAt { return bidAt{e.Bid.Auction, e.Bid.DateTime} }, weir.Name("q5-select"), weir.Stateless())
 	timed := weir.EventTime(b, func(b bidAt) int64 { return b.DateTime }, MaxOutOfOrder, weir.Name("q5-time"))
 	// Each bid is counted in its 2 s pane; a window's count is the sum of
 	// its five panes' (a pane's count has the event time of its end - 1,
 	// which falls in the windows that hold the pane).
-	panes := weir.Count(weir.Window(weir.KeyBy(timed, func(b bidAt) int64 { return b.ID }, weir.Name("auction")),
-		weir.Tumbling(q5Slide*time.Millisecond), weir.WindowOptions(weir.Name("q5-pane"))))
+	ws := weir.Window(weir.KeyBy(timed, func(b bidAt) int64 { return b.ID }, weir.Name("auction")),
+		weir.Tumbling(q5Slide*time.Millisecond), weir.WindowOptions(weir.Name("q5-pane")))
+	panes := costedCount(ws, cost)
 	counts := weir.Aggregate(weir.Window(weir.KeyBy(panes, func(r weir.WindowResult[int64, int64]) int64 { return r.Key }, weir.Name("auction")),
 		weir.Sliding(q5Size*time.Millisecond, q5Slide*time.Millisecond), weir.WindowOptions(weir.Name("q5-count"))),
 		weir.Aggregator[weir.WindowResult[int64, int64], int64, int64]{
@@ -42,6 +45,18 @@ func addQ5(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
 	hot := weir.ArgMax(counts, func(a, b int64) bool { return a < b }, weir.Name("q5-max"))
 	rows := weir.MapRef(hot, func(r *weir.WindowResult[int64, int64]) q5Row { return q5Row{r.Key, r.Value} }, weir.Name("q5"), weir.Stateless())
 	emit(rows, sk, nil)
+}
+
+// costedCount counts the records of each window of each key, calling
+// cost (if set) for every record it folds.
+func costedCount[K comparable, T any](ws weir.WindowedStream[K, T], cost func()) weir.Stream[weir.WindowResult[K, int64]] {
+	if cost == nil {
+		return weir.Count(ws)
+	}
+	return weir.Aggregate(ws, weir.Aggregator[T, int64, int64]{
+		Add:   func(n int64, _ T) int64 { cost(); return n + 1 },
+		Merge: func(a, b int64) int64 { return a + b },
+	})
 }
 
 // floorDiv is the multiple of d at or below t.

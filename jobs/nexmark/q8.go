@@ -16,7 +16,8 @@ const q8Size = 10_000 // ms
 func init() {
 	register("q8", &query{
 		header: "id,name,starttime", cols: cols("isi"),
-		add: addQ8, ref: refQ8, base: baseQ8,
+		add:    func(ev weir.Stream[gen.NexmarkEvent], sk Sinks) { addQ8(ev, sk, nil) },
+		costed: addQ8, ref: refQ8, base: baseQ8,
 	})
 }
 
@@ -46,12 +47,18 @@ func (a q8Acc) merge(b q8Acc) q8Acc {
 	return a
 }
 
-func addQ8(ev weir.Stream[gen.NexmarkEvent], sk Sinks) {
+// addQ8 adds q8; cost, if set, is called for every person and auction a
+// window folds.
+func addQ8(ev weir.Stream[gen.NexmarkEvent], sk Sinks, cost func()) {
 	kept := weir.FilterRef(timedEvents(ev), func(e *gen.NexmarkEvent) bool { return e.Kind != gen.BidKind }, weir.Name("q8-filter"), weir.Stateless())
 	in := weir.MapRef(kept, q8Input, weir.Name("q8-select"), weir.Stateless())
 	keyed := weir.KeyBy(in, func(v q8In) int64 { return v.ID }, weir.Name("person"))
+	add := q8Acc.add
+	if cost != nil {
+		add = func(a q8Acc, v q8In) q8Acc { cost(); return a.add(v) }
+	}
 	acts := weir.Aggregate(weir.Window(keyed, weir.Tumbling(q8Size*time.Millisecond), weir.WindowOptions(weir.Name("q8-window"))),
-		weir.Aggregator[q8In, q8Acc, q8Acc]{Add: q8Acc.add, Merge: q8Acc.merge})
+		weir.Aggregator[q8In, q8Acc, q8Acc]{Add: add, Merge: q8Acc.merge})
 	both := weir.FilterRef(acts, func(r *weir.WindowResult[int64, q8Acc]) bool { return r.Value.Person && r.Value.Auction }, weir.Name("q8-both"), weir.Stateless())
 	emit(weir.MapRef(both, func(r *weir.WindowResult[int64, q8Acc]) q8Row {
 		return q8Row{r.Key, r.Value.Name, r.Start}
