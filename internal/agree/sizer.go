@@ -83,7 +83,16 @@ type Sizer struct {
 	pending int              // rounds a decision has not taken force
 	resetAt uint64           // the decider starts afresh at the first round from it (0: none)
 	decided uint64           // the epoch of the last change decided
+	// hot is the key groups the intervals sized since the last change
+	// named too hot (the newest maxHot): a change names them all, also
+	// those an interval it was decided in did not (a hot key that moves
+	// to another key group, as Nexmark's hot auction does, is split over
+	// two in the interval it moves in).
+	hot []ds2.Hot
 }
+
+// maxHot bounds the hot key groups a Sizer keeps between changes.
+const maxHot = 16
 
 // New returns a Sizer for cfg whose keyed operators run active instances.
 func New(cfg Config, active int) (*Sizer, error) {
@@ -159,6 +168,18 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 	return out, err
 }
 
+// keepHot adds an interval's hot key groups to those kept since the last
+// change: a key group named again takes its newest figures and place.
+func (s *Sizer) keepHot(hot []ds2.Hot) {
+	for _, h := range hot {
+		s.hot = slices.DeleteFunc(s.hot, func(o ds2.Hot) bool { return o.Operator == h.Operator && o.KeyGroup == h.KeyGroup })
+		s.hot = append(s.hot, h)
+	}
+	if len(s.hot) > maxHot {
+		s.hot = slices.Delete(s.hot, 0, len(s.hot)-maxHot)
+	}
+}
+
 // fresh starts the decider again from active instances.
 func (s *Sizer) fresh(active int) error {
 	d, err := ds2.NewDecider(s.cfg.Policy, []int{min(max(active, 1), max(s.planned, 1))})
@@ -186,8 +207,10 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 			}
 			next, changed := s.decider.Step(group, ds2.HeldBack(prev, cur, s.cfg.Sources))
 			out.Changed, out.To, out.Hot = changed, next[0], b.Hot
+			s.keepHot(b.Hot)
 			if changed {
 				s.decided = out.Epoch
+				out.Hot, s.hot = s.hot, nil
 			}
 			out.Wanted = s.wanted(ops, b.Capped)
 			out.Loads = s.loads(cur)
@@ -242,11 +265,12 @@ func (s *Sizer) wanted(ops []ds2.Operator, capped []int) int {
 func (s *Sizer) digestInputs(r Round) hash.Hash {
 	h := sha256.New()
 	var b []byte
-	b = append(b, "weir-agree-2"...)
+	b = append(b, "weir-agree-3"...)
 	b = fmt.Appendf(b, "%+v|%d|", s.cfg, s.planned)
 	b = binary.AppendUvarint(b, uint64(s.pending))
 	b = binary.AppendUvarint(b, s.decided)
 	b = binary.AppendUvarint(b, s.resetAt)
+	b = fmt.Appendf(b, "%+v|", s.hot)
 	if s.restart {
 		b = append(b, 1)
 	} else {

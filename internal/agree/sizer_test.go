@@ -166,3 +166,56 @@ func TestSizerPendingAndReset(t *testing.T) {
 		}
 	}
 }
+
+// A change names the key groups too hot in any interval since the last
+// change, also one the interval it was decided in did not name: in the
+// first interval sized every record went to key group 0 (three
+// instances' worth: too hot for one), in the later ones they spread.
+func TestSizerKeepsHot(t *testing.T) {
+	s, err := New(config(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rate, hotTill = 3000, 2
+	var outs []Outcome
+	for k := 1; k <= 8; k++ {
+		r := Round{Epoch: uint64(10 * k), Active: s.Current()}
+		ps := metrics.ProcessStats{Process: 0, Time: int64(k+1) * int64(time.Second)}
+		read := int64(rate) * int64(k)
+		ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "src", Source: true, RecordsIn: read, RecordsOut: read,
+			Useful: time.Duration(k) * time.Millisecond, Lifetime: time.Duration(k) * time.Second, Running: true})
+		for i := range s.Current() {
+			n := read / int64(s.Current())
+			ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "count", Instance: i, RecordsIn: n,
+				Useful: time.Duration(n) * time.Millisecond, Lifetime: time.Duration(k) * time.Second, Running: true})
+		}
+		counts := make([]int64, 16)
+		counts[0] = int64(rate) * int64(min(k, hotTill))
+		for g := range counts {
+			counts[g] += int64(rate) * int64(max(k-hotTill, 0)) / 16
+		}
+		ps.Loads = []metrics.KeyGroupLoad{{Operator: "count", Counts: counts}}
+		r.Frozen = []Frozen{{Process: 0, Figures: metrics.Encode(nil, ps)}}
+		out, err := s.Step(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, out)
+		if out.Changed {
+			break
+		}
+	}
+	last := outs[len(outs)-1]
+	if !last.Changed {
+		t.Fatalf("no change in %+v", outs)
+	}
+	if len(outs) < hotTill+2 || len(outs[hotTill].Hot) != 0 || len(outs[1].Hot) == 0 {
+		t.Fatalf("outcomes %+v: want the first interval sized (round 2) hot, the ones after not, the change after them", outs)
+	}
+	if len(last.Hot) != 1 || last.Hot[0].KeyGroup != 0 || last.Hot[0].Operator != 1 {
+		t.Errorf("the change names %+v; want key group 0 of count, named by an interval before it", last.Hot)
+	}
+	if next := s.hot; len(next) != 0 {
+		t.Errorf("kept %+v after the change; want none", next)
+	}
+}
