@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -114,12 +115,13 @@ func runLive(ctx context.Context, r liveRun) error {
 }
 
 // serviceCost is the useful time the costed operator took over a run,
-// by record the source read (0 if it took none), from its instances'
-// figures.
+// by record the source read (0 if it took none), from the figures of the
+// instances of the chain that holds it (fused with the source on one
+// instance, the chain's other operators count too).
 func serviceCost(r liveRun) time.Duration {
 	var useful time.Duration
 	for _, in := range r.Job().Stats().Instances() {
-		if in.Operator == r.Costed() || strings.HasPrefix(in.Operator, r.Costed()+"→") {
+		if slices.Contains(strings.Split(in.Operator, "→"), r.Costed()) {
 			useful += in.Useful
 		}
 	}

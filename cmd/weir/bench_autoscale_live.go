@@ -80,7 +80,11 @@ func (l *liveAutoscale) sweepOne(ctx context.Context, rate float64, p int) (bool
 		return false, 0, 0, fmt.Errorf("bench autoscale: the sweep at %v records/s on %d instances: %w", rate, p, err)
 	}
 	lag := time.Since(clk.start) - l.sweep
-	return lag <= l.sweep*2/100+100*time.Millisecond, lag.Seconds(), serviceCost(r), nil
+	cost := serviceCost(r)
+	if cost <= 0 {
+		return false, 0, 0, fmt.Errorf("bench autoscale: the sweep at %v records/s on %d instances: no instance of %s took any time", rate, p, r.Costed())
+	}
+	return lag <= l.sweep*2/100+100*time.Millisecond, lag.Seconds(), cost, nil
 }
 
 // sweepRate finds the fewest instances, from 1 to --max-workers, that

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/weirstream/weir/internal/ds2"
 	"github.com/weirstream/weir/internal/metrics"
@@ -26,6 +27,13 @@ type Config struct {
 	// lead of a rescale) before the decider starts afresh from the
 	// instances in force; at least pendingRounds rounds are waited.
 	Patience uint64
+	// MinInterval is the shortest stretch between two rounds' figures
+	// that is sized: a round frozen sooner after the one before (one
+	// marker may end several policy epochs of an overloaded job, which
+	// its processes then freeze moments apart) is passed over, and the
+	// next is measured from the one before it. Rates over moments are
+	// noise. 0: any.
+	MinInterval time.Duration
 }
 
 // Frozen is one process's figures at a round's epoch, as it sent them.
@@ -134,7 +142,9 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 		if err := s.fresh(r.Active); err != nil {
 			return Outcome{}, err
 		}
-		s.resetAt, s.restart = 0, false
+		// Everything a round whose figures differed may have set apart
+		// goes: the processes' states are equal again from here.
+		s.resetAt, s.restart, s.decided = 0, false, 0
 	}
 	out := Outcome{Epoch: r.Epoch, From: s.Current(), To: s.Current()}
 	pre := s.digestInputs(r)
@@ -160,6 +170,9 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 		err = s.fresh(r.Active)
 	case !sameProcesses(prev.Frozen, r.Frozen):
 		out.Skipped = "the processes taking part changed"
+	case s.short(pstats, cur):
+		out.Skipped = fmt.Sprintf("the interval lasted less than %v", s.cfg.MinInterval)
+		s.prev, s.stats = prev, pstats
 	default:
 		s.pending = 0
 		err = s.size(&out, pstats, cur, r.Active)
@@ -180,11 +193,21 @@ func (s *Sizer) keepHot(hot []ds2.Hot) {
 	}
 }
 
+// short says whether the figures of cur were frozen less than
+// MinInterval after prev's, by the clock of the lowest process taking
+// part (in both).
+func (s *Sizer) short(prev, cur metrics.JobStats) bool {
+	if s.cfg.MinInterval <= 0 || prev.Self != cur.Self || cur.Self >= len(prev.Processes) {
+		return false
+	}
+	return time.Duration(cur.Processes[cur.Self].Time-prev.Processes[prev.Self].Time) < s.cfg.MinInterval
+}
+
 // fresh starts the decider again from active instances.
 func (s *Sizer) fresh(active int) error {
 	d, err := ds2.NewDecider(s.cfg.Policy, []int{min(max(active, 1), max(s.planned, 1))})
 	if err == nil {
-		s.decider, s.pending = d, 0
+		s.decider, s.pending, s.hot = d, 0, nil
 	}
 	return err
 }

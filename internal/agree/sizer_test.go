@@ -167,36 +167,43 @@ func TestSizerPendingAndReset(t *testing.T) {
 	}
 }
 
+// hotRound is round k of one process whose keyed count runs active
+// instances: the source read 3000 records a second, each took 1 ms, and
+// in the intervals up to hotTill every record went to key group 0 (three
+// instances' worth: too hot for one), after it they spread.
+func hotRound(k, active, hotTill int) Round {
+	const rate = 3000
+	r := Round{Epoch: uint64(10 * k), Active: active}
+	ps := metrics.ProcessStats{Process: 0, Time: int64(k+1) * int64(time.Second)}
+	read := int64(rate) * int64(k)
+	ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "src", Source: true, RecordsIn: read, RecordsOut: read,
+		Useful: time.Duration(k) * time.Millisecond, Lifetime: time.Duration(k) * time.Second, Running: true})
+	for i := range active {
+		n := read / int64(active)
+		ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "count", Instance: i, RecordsIn: n,
+			Useful: time.Duration(n) * time.Millisecond, Lifetime: time.Duration(k) * time.Second, Running: true})
+	}
+	counts := make([]int64, 16)
+	counts[0] = int64(rate) * int64(min(k, hotTill))
+	for g := range counts {
+		counts[g] += int64(rate) * int64(max(k-hotTill, 0)) / 16
+	}
+	ps.Loads = []metrics.KeyGroupLoad{{Operator: "count", Counts: counts}}
+	r.Frozen = []Frozen{{Process: 0, Figures: metrics.Encode(nil, ps)}}
+	return r
+}
+
 // A change names the key groups too hot in any interval since the last
-// change, also one the interval it was decided in did not name: in the
-// first interval sized every record went to key group 0 (three
-// instances' worth: too hot for one), in the later ones they spread.
+// change, also one the interval it was decided in did not name.
 func TestSizerKeepsHot(t *testing.T) {
 	s, err := New(config(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const rate, hotTill = 3000, 2
+	const hotTill = 2
 	var outs []Outcome
 	for k := 1; k <= 8; k++ {
-		r := Round{Epoch: uint64(10 * k), Active: s.Current()}
-		ps := metrics.ProcessStats{Process: 0, Time: int64(k+1) * int64(time.Second)}
-		read := int64(rate) * int64(k)
-		ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "src", Source: true, RecordsIn: read, RecordsOut: read,
-			Useful: time.Duration(k) * time.Millisecond, Lifetime: time.Duration(k) * time.Second, Running: true})
-		for i := range s.Current() {
-			n := read / int64(s.Current())
-			ps.Instances = append(ps.Instances, metrics.InstanceStats{Operator: "count", Instance: i, RecordsIn: n,
-				Useful: time.Duration(n) * time.Millisecond, Lifetime: time.Duration(k) * time.Second, Running: true})
-		}
-		counts := make([]int64, 16)
-		counts[0] = int64(rate) * int64(min(k, hotTill))
-		for g := range counts {
-			counts[g] += int64(rate) * int64(max(k-hotTill, 0)) / 16
-		}
-		ps.Loads = []metrics.KeyGroupLoad{{Operator: "count", Counts: counts}}
-		r.Frozen = []Frozen{{Process: 0, Figures: metrics.Encode(nil, ps)}}
-		out, err := s.Step(r)
+		out, err := s.Step(hotRound(k, s.Current(), hotTill))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,5 +224,91 @@ func TestSizerKeepsHot(t *testing.T) {
 	}
 	if next := s.hot; len(next) != 0 {
 		t.Errorf("kept %+v after the change; want none", next)
+	}
+}
+
+// Two sizers one of which saw a round's figures differ (a hot key group
+// the other did not see) give equal digests again from the round a reset
+// takes force at: nothing the differing round set stays apart.
+func TestSizerResetForgetsHot(t *testing.T) {
+	a, err := New(config(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(config(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= 8; k++ {
+		ra, rb := hotRound(k, a.Current(), 0), hotRound(k, b.Current(), 0)
+		if k == 2 {
+			rb = hotRound(k, b.Current(), 2) // b alone saw key group 0 hot
+		}
+		if k == 3 {
+			a.ResetAt(40)
+			b.ResetAt(40)
+		}
+		oa, err := a.Step(ra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ob, err := b.Step(rb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := oa.Digest == ob.Digest; same != (k < 2 || k >= 4) {
+			t.Errorf("round %d: digests equal %v; want them apart from round 2 to the reset at round 4 only\n%+v\n%+v", k, same, oa, ob)
+		}
+	}
+}
+
+// A round frozen moments after the one before is passed over, and the
+// next is sized from the one before it: its sizing is the one a sizer
+// that never saw the short round gives.
+func TestSizerPassesOverShortIntervals(t *testing.T) {
+	cfg := config()
+	cfg.MinInterval = 500 * time.Millisecond
+	a, err := New(cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Round 2's figures, frozen 1 ms after round 1's, read nothing more.
+	early := Round{Epoch: 15, Active: 2, Frozen: []Frozen{{Process: 0, Figures: func() []byte {
+		ps, _ := metrics.Decode(figures(0, 1, 2, 1, 3000, time.Millisecond))
+		ps.Time += int64(time.Millisecond)
+		return metrics.Encode(nil, ps)
+	}()}}}
+	var sa, sb []Outcome
+	for k := 1; k <= 6; k++ {
+		if k == 2 {
+			out, err := a.Step(early)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.Skipped, "less than 500ms") {
+				t.Errorf("the short round: %+v; want it passed over", out)
+			}
+		}
+		oa, err := a.Step(round(k, 1, a.Current(), 3000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ob, err := b.Step(round(k, 1, b.Current(), 3000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, sb = append(sa, oa), append(sb, ob)
+	}
+	for i := range sa {
+		if sa[i].Changed != sb[i].Changed || sa[i].To != sb[i].To || sa[i].Skipped != sb[i].Skipped {
+			t.Errorf("round %d: %+v after a short round; %+v without", i+1, sa[i], sb[i])
+		}
+	}
+	if !slices.ContainsFunc(sa, func(o Outcome) bool { return o.Changed }) {
+		t.Errorf("no change in %+v", sa)
 	}
 }

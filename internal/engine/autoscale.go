@@ -157,7 +157,8 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 	a := &autoscaler{j: j, cfg: cfg, every: uint64(cfg.Every), board: newSizingBoard(uint64(cfg.Every))}
 	// A decision's rescale takes force a lead ahead, and its first
 	// step may wait a gap more.
-	ac := agree.Config{Policy: cfg.Policy, Patience: j.lead() + 2*uint64(cfg.Every) + cfg.Gap}
+	ac := agree.Config{Policy: cfg.Policy, Patience: j.lead() + 2*uint64(cfg.Every) + cfg.Gap,
+		MinInterval: time.Duration(cfg.Every) * j.Cfg.Interval / 2}
 	for i, t := range topo.Tasks {
 		a.names = append(a.names, t.Name)
 		ac.Tasks = append(ac.Tasks, ds2.Task{Name: t.Name, Source: t.Kind == "source", Keyed: t.Keyed, Instances: t.Parallelism, Max: t.Parallelism})

@@ -250,6 +250,12 @@ func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 	if e.timing {
 		e.busy += e.x.now().Sub(t0)
 	}
+	if len(e.raw.Outlets) > 0 {
+		// The sender's figures count them sent as they are deposited,
+		// with the records its chain read (not at the epoch's end, which
+		// an overloaded round can put off past a policy interval's).
+		e.raw.Outlets[0].Handed(b.Len())
+	}
 	return nil
 }
 
@@ -293,10 +299,6 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	x := e.x
 	d := e.cur
 	d.through, d.final = m.Epoch, m.Final
-	if n := d.buf.Len(); n > 0 && len(e.raw.Outlets) > 0 {
-		// The sender's figures count them sent.
-		e.raw.Outlets[0].Handed(n)
-	}
 	var waitFrom time.Time
 	for {
 		x.mu.Lock()

@@ -226,7 +226,12 @@ func (x *MicroShared[K, T, A]) follow(m progress.Marker) {
 	if rt == x.rt {
 		return
 	}
-	x.rt, x.span = rt, x.spanOf(rt)
+	span := x.spanOf(rt)
+	x.rt = rt
+	if span == x.span {
+		return // a step that moves key groups among the same instances
+	}
+	x.span = span
 	// The task count follows the load within the instances the operator
 	// runs on now.
 	if x.elastic != nil {
