@@ -62,12 +62,12 @@ func TestPromptTasksWithinInstances(t *testing.T) {
 // the rounds' task count follows the load within the instances DS2
 // gives it. Each window's count is the plain count, once.
 func TestAutoscalePrompt(t *testing.T) {
-	in, want, _ := liveInput(24000)
+	in, want, _ := liveInput(16800) // 12 s
 	pol := weir.DefaultAutoscalePolicy
 	pol.Every = 3 // an overloaded round holds its senders back: epochs grow long
 	j := weir.NewJob("autoscale", weir.Workers(4), weir.ActiveInstances(1), weir.BatchInterval(50*time.Millisecond),
 		weir.Partitioning("prompt"), weir.Autoscale(pol, weir.WithStrategy(weir.AllAtOnce)))
-	out := slowCount(j, in, 2000, 300*time.Microsecond)
+	out := slowCount(j, in, 1400, 300*time.Microsecond)
 	ds := runSizingUp(t, j)
 	t.Logf("decisions %+v; partition figures %+v", ds, j.PartitionStats())
 	last := ds[len(ds)-1]

@@ -80,7 +80,7 @@ required.`,
 	f := cmd.Flags()
 	f.BoolVar(&b.simulate, "simulate", false, "run the planners over a cost model instead of a job")
 	f.StringVar(&b.rates, "rates", "", "source rates, records a second, one step each (default "+liveDefaultRates+", with --simulate "+simulateDefaultRates+")")
-	f.StringVar(&b.live.query, "query", "service", "the live job: service (a count), or Nexmark's q5, q8 or q11 with the service time in its first keyed aggregation (--rates are then events a second; default: the count's over the share of the events it folds)")
+	f.StringVar(&b.live.query, "query", "service", "the live job: service (a count), or Nexmark's q5, q8 or q11 with the service time in its first keyed aggregation (--rates are then events a second, and each query has default steps of its own, under its hot key group's capacity)")
 	f.DurationVar(&b.live.service, "service", 2*time.Millisecond, "the keyed operator's time a record (a sleep), live")
 	f.DurationVar(&b.live.step, "step", 30*time.Second, "each rate step's length, live")
 	f.DurationVar(&b.live.steady, "steady", 60*time.Second, "the steady run at the last rate after the steps, live")

@@ -17,10 +17,11 @@ import (
 // bidder, and gives three quarters of the auctions one hot seller: one
 // key group then takes half of the bids q5 folds, three quarters of
 // q11's, and in q8, which folds the persons and auctions (8 % of the
-// events), the hot seller's auctions (4.5 % of the events). No parallelism serves a hot key group beyond
-// one instance, so the default steps stay under that: about 0.7 of an
-// instance's worth at 2 ms for the hot group at the high steps, where
-// two instances are the fewest that keep up.
+// events), the hot seller's auctions (4.5 % of the events). No
+// parallelism serves a hot key group beyond one instance, so the default
+// steps stay under that: about 0.7 of an instance's worth at 2 ms for
+// the hot group at the high steps, where two instances are the fewest
+// that keep up.
 var liveQueries = map[string]struct {
 	costed string
 	rates  string

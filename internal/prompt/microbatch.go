@@ -198,6 +198,7 @@ type microEx[K comparable, T, A any] struct {
 	i      int
 	raw    *exchange.KeyEx[K, T] // its outlets carry only markers
 	cur    *deposit[K, T]
+	table  *partition.Table // the table cur's records are routed by
 	pkg    *partition.TwoChoices
 	busy   time.Duration
 	timing bool
@@ -217,14 +218,19 @@ func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.Ex
 		e.pkg = partition.NewTwoChoices(len(ctx.Outlets))
 	}
 	e.cur = e.newDeposit()
-	e.cur.span = x.receivers
-	if x.sched != nil {
-		e.cur.span = min(ctx.Routing.Span(), x.receivers)
-	}
+	e.enter(ctx.Routing)
+	return e
+}
+
+// enter starts a deposit of records routed by table t: a pkg sender
+// chooses among the blocks of the instances t gives key groups to (the
+// round folds as many).
+func (e *microEx[K, T, A]) enter(t *partition.Table) {
+	e.table = t
+	e.cur.span = min(e.x.spanOf(t), e.x.receivers)
 	if e.pkg != nil {
 		e.pkg.Reset(e.cur.span)
 	}
-	return e
 }
 
 func (e *microEx[K, T, A]) newDeposit() *deposit[K, T] {
@@ -342,15 +348,12 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	if err := e.raw.Mark(m); err != nil {
 		return err
 	}
-	// The records after m go to the blocks of the instances the table of
-	// the epoch after m gives key groups to.
-	e.cur.span = x.receivers
+	// The records after m are routed by the table of the epoch after m.
+	t := e.table
 	if x.sched != nil {
-		e.cur.span = min(x.spanOf(x.sched.At(uint64(m.Epoch)+1)), x.receivers)
+		t = x.sched.At(uint64(m.Epoch) + 1)
 	}
-	if e.pkg != nil {
-		e.pkg.Reset(e.cur.span)
-	}
+	e.enter(t)
 	return nil
 }
 

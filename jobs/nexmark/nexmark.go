@@ -34,8 +34,9 @@ type query struct {
 	// is the last row of each key.
 	updating bool
 	add      func(events weir.Stream[gen.NexmarkEvent], sk Sinks)
-	// costed, for the queries that take Service, adds the query with
-	// cost called for every record its first keyed aggregation folds.
+	// costed, for the queries that take Service (instead of add), adds
+	// the query with cost, if not nil, called for every record its first
+	// keyed aggregation folds.
 	costed func(events weir.Stream[gen.NexmarkEvent], sk Sinks, cost func())
 	ref    func(events []gen.NexmarkEvent) []string
 	base   func(g gen.Nexmark) (Checksum, int64, error)
@@ -106,15 +107,18 @@ func Add(name string, events weir.Stream[gen.NexmarkEvent], sinks Sinks, opts ..
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.service <= 0 {
-		q.add(events, sinks)
-		return nil
+	var cost func()
+	if d := o.service; d > 0 {
+		cost = func() { time.Sleep(d) }
 	}
-	if q.costed == nil {
+	switch {
+	case q.costed != nil:
+		q.costed(events, sinks, cost)
+	case cost != nil:
 		return fmt.Errorf("nexmark: query %s takes no service time (q5, q8 and q11 do)", name)
+	default:
+		q.add(events, sinks)
 	}
-	d := o.service
-	q.costed(events, sinks, func() { time.Sleep(d) })
 	return nil
 }
 
@@ -127,9 +131,9 @@ type options struct{ service time.Duration }
 // (q5's bids per auction and pane, q8's persons and auctions per person
 // and window, q11's bids per bidder and session) take d more, a sleep (a
 // short one takes longer than d): an instance's rate then depends on the
-// sleep, not on the machine's cores, so the
-// fewest instances that keep up with a rate follow from arithmetic, as in
-// the autoscaling experiments of DS2. The results do not change. Only
+// sleep, not on the machine's cores, so the fewest instances that keep
+// up with a rate follow from arithmetic, as in the autoscaling
+// experiments of DS2. The results do not change. Only
 // q5, q8 and q11 take it; build such a job with Partitioning("hash"), so
 // that the records are folded at their key's instance (pre-aggregation
 // would fold them at the senders).

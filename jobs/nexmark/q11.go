@@ -17,7 +17,6 @@ const q11Gap = 10_000 // ms
 func init() {
 	register("q11", &query{
 		header: "bidder,bid_count,starttime,endtime", cols: cols("iiii"),
-		add:    func(ev weir.Stream[gen.NexmarkEvent], sk Sinks) { addQ11(ev, sk, nil) },
 		costed: addQ11, ref: refQ11, base: baseQ11,
 	})
 }

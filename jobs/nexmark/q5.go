@@ -18,7 +18,6 @@ const (
 func init() {
 	register("q5", &query{
 		header: "auction,num", cols: cols("ii"),
-		add:    func(ev weir.Stream[gen.NexmarkEvent], sk Sinks) { addQ5(ev, sk, nil) },
 		costed: addQ5, ref: refQ5, base: baseQ5,
 	})
 }

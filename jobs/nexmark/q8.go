@@ -16,7 +16,6 @@ const q8Size = 10_000 // ms
 func init() {
 	register("q8", &query{
 		header: "id,name,starttime", cols: cols("isi"),
-		add:    func(ev weir.Stream[gen.NexmarkEvent], sk Sinks) { addQ8(ev, sk, nil) },
 		costed: addQ8, ref: refQ8, base: baseQ8,
 	})
 }
