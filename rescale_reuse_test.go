@@ -179,7 +179,7 @@ func coldJobThrough(j *weir.Job, in []rec, mid func(weir.Stream[rec]) weir.Strea
 // nothing): a third of the whole at most is moved. Without reuse
 // everything goes whole, and so in one process with reuse.
 func TestRescaleReuseColdState(t *testing.T) {
-	in := coldInput(5000, 12000)
+	in := coldInput(5000, 20000)
 	want := coldWant(in)
 	for _, c := range []struct {
 		procs int
@@ -193,7 +193,9 @@ func TestRescaleReuseColdState(t *testing.T) {
 			// force 1.5 s later, when a checkpoint taken after the cold
 			// keys is complete unless the checkpoints lag by 1.75 s; and a
 			// step reuses a checkpoint up to 4 s older than it (the newest
-			// 8 are kept, see baseSafe).
+			// 8 are kept, see baseSafe). The input lasts 6.25 s, so that
+			// the job does not end before the rescale takes force on a
+			// loaded machine (it then moves nothing).
 			opts := []weir.JobOption{weir.BatchInterval(50 * time.Millisecond), weir.ActiveInstances(2), weir.Checkpoints(d, 10, 8)}
 			if !c.reuse {
 				opts = append(opts, weir.WithoutCheckpointReuse())
@@ -203,7 +205,11 @@ func TestRescaleReuseColdState(t *testing.T) {
 			var got []string
 			if c.procs == 2 {
 				outs := make([]*weir.Collect[string], 2)
-				giver = twoProcesses(t, opts, func(i int, j *weir.Job) { outs[i] = coldJob(j, in) }, cold, 0, 4, weir.WithStrategy(weir.AllAtOnce))[0]
+				giver = twoProcessesWaited(t, opts, func(i int, j *weir.Job) { outs[i] = coldJob(j, in) }, cold, 0, 4, func(m *weir.Migration, _ []*weir.Job) {
+					if !m.Completed() {
+						t.Errorf("the job ended before the rescale's last step (epoch %d)", m.Last)
+					}
+				}, weir.WithStrategy(weir.AllAtOnce))[0]
 				got = outs[0].Records()
 			} else {
 				giver = weir.NewJob("rescale-cold", append(opts, weir.Workers(4))...)

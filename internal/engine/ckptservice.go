@@ -58,6 +58,7 @@ func (c *coordinator) start(rt *runtime.Runtime) {
 func (c *coordinator) open(done <-chan struct{}) {
 	c.inbox = make(chan coord.Event, 2*c.tasks+c.procs)
 	c.done = done
+	c.served = make(chan struct{})
 }
 
 // send hands ev to the service, or drops it once the runtime has
@@ -93,9 +94,11 @@ type ckptService struct {
 // stopped or failed) it takes what is left in the inbox, the tasks' last
 // reports and ends among it, and carries out the remaining actions
 // before it returns: a job whose tasks end has its last parts written
-// and completed when Run returns. A failed write or store check, and an
+// and completed when Run returns, and a stopped job has them written
+// before its final summary says which checkpoint is complete (served). A failed write or store check, and an
 // error of a commit or prune, fail the job.
 func (c *coordinator) serve(done <-chan struct{}) error {
+	defer close(c.served)
 	m, err := coord.New(coord.Config{Self: c.self, Processes: c.procs, Every: c.every, Keep: c.keep,
 		KeyGroups: c.groups, From: c.from})
 	if err != nil {

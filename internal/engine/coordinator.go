@@ -55,6 +55,9 @@ type coordinator struct {
 	later map[coord.TaskID]uint64
 	inbox chan coord.Event
 	done  <-chan struct{}
+	// served closes once the service has returned: every part it was
+	// given is written and checked.
+	served chan struct{}
 	// onComplete, if set, is called with each checkpoint found complete.
 	onComplete func(n uint64)
 	// What the service publishes after every step, for the summaries and

@@ -107,13 +107,19 @@ func (j *Job) checkStop() {
 }
 
 // finishStop is the service that ends a distributed job's clean stop:
-// once the runtime has stopped with ErrStopped, it sends this process's
-// final summary, waits for its peers' (they stop at the same checkpoint)
-// and closes the network, on which the runtime's pumps wait.
+// once the runtime has stopped with ErrStopped, and the checkpoint
+// service has written and checked the parts its tasks had handed it
+// (they may complete a checkpoint after the one the stop was agreed at),
+// it sends this process's final summary, with the newest complete
+// checkpoint, waits for its peers' and closes the network, on which the
+// runtime's pumps wait.
 func (j *Job) finishStop(rt *runtime.Runtime, x *summary.Exchange) func(done <-chan struct{}) error {
 	return func(done <-chan struct{}) error {
 		<-done
 		if errors.Is(rt.Err(), ErrStopped) {
+			if c := j.coord; c != nil && c.served != nil {
+				<-c.served
+			}
 			j.finishSummaries(x)
 		}
 		return nil
@@ -146,7 +152,8 @@ func (j *Job) stopMessage(m *summary.Message) {
 
 // stopped waits for what a stop left running and reports the checkpoint
 // the job stopped at: the newest known complete once every process has
-// stopped (a peer may have completed one more before it heard).
+// stopped and written the parts it held (a peer may have completed one
+// more before it heard, or as it wrote them).
 func (j *Job) stopped() uint64 {
 	if x := j.summaries; x != nil {
 		// The stop-finish service did this, unless the stop came once
