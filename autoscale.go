@@ -49,10 +49,14 @@ var DefaultAutoscalePolicy = AutoscalePolicy{Every: 10, WarmUp: ds2.DefaultPolic
 // them. Job.ScaleDecisions lists what it did. Every process of a job of
 // several decides alike from the figures they all share, with no master.
 // Under Partitioning "prompt" the rounds' task count follows the load
-// within the instances the sizing gives the aggregation. An elastic job
-// (processes joining and leaving) does not size itself yet, nor one
-// whose keyed operators cannot move (Ordered, keyed state of its own):
-// Run refuses them.
+// within the instances the sizing gives the aggregation. In an elastic
+// job (ElasticCluster) the sizing stays within the instances of the
+// processes taking part; Job.ProcessesNeeded (a metric and a log line
+// too) says when more processes are needed or fewer would do, a process
+// that joins or leaves is counted from the same round on every process,
+// and the instances a join or leave spread the key groups over are taken
+// as they are. A job whose keyed operators cannot move (Ordered, keyed
+// state of its own) does not size itself: Run refuses it.
 func Autoscale(p AutoscalePolicy, opts ...RescaleOption) JobOption {
 	var r engine.Rescale
 	for _, o := range opts {
@@ -87,3 +91,15 @@ func (j *Job) ScaleDisagreements() int { return j.e.ScaleDisagreements() }
 // say so too (weir_autoscale_wanted_instances), and a log line once per
 // change. 0 otherwise.
 func (j *Job) WantedInstances() int { return j.e.WantedInstances() }
+
+// ProcessesNeeded is, when the job sizes itself, how many processes its
+// last sizing needs for the keyed operators' instances (those they are
+// given run on the lowest processes taking part, Workers each) and how
+// many took part in it: more processes are needed when need is above
+// running (a warning says "start more processes"), fewer would do when it
+// is below (a log line says "fewer processes would do"; the highest then
+// hold no key groups and may leave). The figures say so too
+// (weir_autoscale_processes_needed, weir_autoscale_processes_running);
+// weir launch --elastic starts and stops processes by them. 0, 0 before a
+// round is sized.
+func (j *Job) ProcessesNeeded() (need, running int) { return j.e.ProcessesNeeded() }

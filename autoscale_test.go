@@ -106,7 +106,6 @@ func TestAutoscaleRefused(t *testing.T) {
 		}, "no keyed operator"},
 		{"a bad policy", []weir.JobOption{weir.Workers(2), weir.Autoscale(bad)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "target utilization"},
 		{"no interval", []weir.JobOption{weir.Workers(2), weir.Autoscale(weir.AutoscalePolicy{})}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "policy interval"},
-		{"elastic", []weir.JobOption{weir.Workers(2), weir.Cluster(0, []string{"127.0.0.1:1", "127.0.0.1:2"}, "s"), weir.ElasticCluster(1), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "elastic job"},
 		{"count-based epochs", []weir.JobOption{weir.Workers(2), weir.EpochRecords(100), weir.Autoscale(weir.DefaultAutoscalePolicy)}, func(j *weir.Job) { sizedCount(j, in, 1000, 0) }, "count-based epochs"},
 	} {
 		j := weir.NewJob("refused", c.opts...)

@@ -122,6 +122,8 @@ type proc = metrics.ProcessStats
 // The autoscaler's figures, of the serving process.
 var (
 	wantedDesc    = desc("autoscale_wanted_instances", "Instances of the keyed operators the autoscaler's sizing last asked for beyond those the job's processes run: more processes are needed when positive.", procLabels)
+	needDesc      = desc("autoscale_processes_needed", "Processes the autoscaler's last sizing needs for the keyed operators' instances: more are needed when above weir_autoscale_processes_running, fewer would do when below (0 before a round is sized).", procLabels)
+	runningDesc   = desc("autoscale_processes_running", "Processes that took part in the autoscaler's last sized round.", procLabels)
 	decisionsDesc = desc("autoscale_decisions_total", "Decisions the autoscaler took (every process of the job counts the same ones).", procLabels)
 	differedDesc  = desc("autoscale_disagreements_total", "Rounds whose processes sized them from figures that differed: none of them decided.", procLabels)
 )
@@ -195,7 +197,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	describe(ch, procFigures)
 	describe(ch, peerFigures)
 	describe(ch, ckptFigures)
-	for _, d := range []*prometheus.Desc{latencyDesc, keyGroupDesc, cpDesc, busyDesc, wantedDesc, decisionsDesc, differedDesc} {
+	for _, d := range []*prometheus.Desc{latencyDesc, keyGroupDesc, cpDesc, busyDesc, wantedDesc, needDesc, runningDesc, decisionsDesc, differedDesc} {
 		ch <- d
 	}
 }
@@ -219,6 +221,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	self := strconv.Itoa(st.Self)
 	if a := st.Autoscale; a != nil {
 		ch <- prometheus.MustNewConstMetric(wantedDesc, prometheus.GaugeValue, float64(a.Wanted), st.Job, self)
+		ch <- prometheus.MustNewConstMetric(needDesc, prometheus.GaugeValue, float64(a.Need), st.Job, self)
+		ch <- prometheus.MustNewConstMetric(runningDesc, prometheus.GaugeValue, float64(a.Running), st.Job, self)
 		ch <- prometheus.MustNewConstMetric(decisionsDesc, prometheus.CounterValue, float64(a.Decisions), st.Job, self)
 		ch <- prometheus.MustNewConstMetric(differedDesc, prometheus.CounterValue, float64(a.Differed), st.Job, self)
 	}

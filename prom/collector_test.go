@@ -51,7 +51,7 @@ func stats() fixed {
 				P999: 70 * time.Millisecond, Max: 80 * time.Millisecond, Sum: 250 * time.Millisecond}},
 		{Process: 2},
 	}, Critical: []metrics.Participation{{Group: "operator", Name: "count", CP: 0.75, Busy: 0.5}},
-		Autoscale: &metrics.AutoscaleStats{Decisions: 3, Differed: 1, Wanted: 12}}
+		Autoscale: &metrics.AutoscaleStats{Decisions: 3, Differed: 1, Wanted: 12, Need: 3, Running: 2}}
 }
 
 // families parses a text exposition with expfmt.
@@ -171,6 +171,8 @@ func TestMetricsOfOneProcess(t *testing.T) {
 		{"weir_checkpoint_last_bytes", dto.MetricType_GAUGE, p1, 8192},
 		{"weir_critical_participation_ratio", dto.MetricType_GAUGE, lbl("job", "ysb", "process", "1", "group", "operator", "name", "count"), 0.75},
 		{"weir_autoscale_wanted_instances", dto.MetricType_GAUGE, p1, 12},
+		{"weir_autoscale_processes_needed", dto.MetricType_GAUGE, p1, 3},
+		{"weir_autoscale_processes_running", dto.MetricType_GAUGE, p1, 2},
 		{"weir_autoscale_decisions_total", dto.MetricType_COUNTER, p1, 3},
 		{"weir_autoscale_disagreements_total", dto.MetricType_COUNTER, p1, 1},
 		{"weir_busy_ratio", dto.MetricType_GAUGE, lbl("job", "ysb", "process", "1", "group", "operator", "name", "count"), 0.5},

@@ -86,8 +86,6 @@ func (f *jobFlags) checkAutoscale(procs int) error {
 		f.maxWorkers = f.workers
 	}
 	switch {
-	case f.elastic:
-		return errors.New("--autoscale: an elastic job (--elastic) does not size itself yet; start it with a fixed set of processes, or rescale it by hand (weir rescale)")
 	case f.maxWorkers < f.workers || f.maxWorkers*procs > f.keyGroups:
 		return fmt.Errorf("--max-workers %d: must be from --workers %d to the %d key groups (over %d processes)", f.maxWorkers, f.workers, f.keyGroups, procs)
 	case !(f.targetUtil >= 0.2 && f.targetUtil <= 1):

@@ -34,6 +34,10 @@ type Config struct {
 	// next is measured from the one before it. Rates over moments are
 	// noise. 0: any.
 	MinInterval time.Duration
+	// Processes is the processes (slots) the keyed operators' planned
+	// instances are spread over, in equal blocks: what an Outcome's
+	// Need counts in (0: Need is not given).
+	Processes int
 }
 
 // Frozen is one process's figures at a round's epoch, as it sent them.
@@ -44,13 +48,16 @@ type Frozen struct {
 
 // Round is the figures of every process taking part at a policy epoch,
 // in process order, with the keyed operators' active instances in the
-// table in force at Epoch and whether the table changed within the
-// interval ending there.
+// table in force at Epoch, whether the table changed within the
+// interval ending there, and Capacity: the keyed operators' instances
+// on the processes taking part (0: every planned instance), the most a
+// decision gives them.
 type Round struct {
-	Epoch  uint64
-	Frozen []Frozen
-	Active int
-	Moved  bool
+	Epoch    uint64
+	Frozen   []Frozen
+	Active   int
+	Moved    bool
+	Capacity int
 }
 
 // Digest is what a round decided from.
@@ -58,9 +65,13 @@ type Digest [sha256.Size]byte
 
 // Outcome is what a round decided: the keyed operators go From -> To
 // when Changed; Hot names key groups no instance can serve; Wanted, when
-// the sizing asks for more instances than the keyed operators have
-// planned, is how many it asks for (over-provisioned; 0 otherwise);
-// Skipped says why the round was not sized ("" if it was).
+// the sizing asks for more instances than the processes taking part run
+// (the round's Capacity), is how many it asks for (over-provisioned; 0
+// otherwise); Need is the processes the sizing needs: for Wanted once
+// To is all the Capacity, else for To, and no fewer than take part
+// until the decider has decided a change among them (0: not sized, or
+// no Config.Processes); Skipped
+// says why the round was not sized ("" if it was).
 type Outcome struct {
 	Epoch    uint64
 	Digest   Digest
@@ -68,6 +79,7 @@ type Outcome struct {
 	From, To int
 	Hot      []ds2.Hot
 	Wanted   int
+	Need     int
 	Skipped  string
 	// Loads are, by keyed task, the records its key groups received
 	// since the job started (where counted; an interval's few records a
@@ -91,6 +103,11 @@ type Sizer struct {
 	pending int              // rounds a decision has not taken force
 	resetAt uint64           // the decider starts afresh at the first round from it (0: none)
 	decided uint64           // the epoch of the last change decided
+	// awaiting is set from a change decided until the table runs it (or
+	// the decider starts afresh): an instance count that differs from
+	// the decider's with none awaited came from elsewhere (a process
+	// that joined or left, a rescale by hand) and is taken as it is.
+	awaiting bool
 	// hot is the key groups the intervals sized since the last change
 	// named too hot (the newest maxHot): a change names them all, also
 	// those an interval it was decided in did not (a hot key that moves
@@ -138,6 +155,9 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 	if !slices.IsSortedFunc(r.Frozen, func(a, b Frozen) int { return a.Process - b.Process }) || len(r.Frozen) == 0 {
 		return Outcome{}, fmt.Errorf("agree: round of epoch %d: figures of no process, or out of process order", r.Epoch)
 	}
+	if s.prev == nil || !sameProcesses(s.prev.Frozen, r.Frozen) {
+		return s.begin(r)
+	}
 	if s.resetAt > 0 && r.Epoch >= s.resetAt {
 		if err := s.fresh(r.Active); err != nil {
 			return Outcome{}, err
@@ -155,10 +175,12 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 	prev, pstats := s.prev, s.stats
 	s.prev, s.stats = &r, cur
 	switch {
-	case prev == nil:
-		out.Skipped = "the first round"
 	case r.Moved:
 		out.Skipped, s.restart = "key groups moved within the interval", true
+	case r.Active != s.Current() && !s.awaiting:
+		out.Skipped = "the instances changed without a decision (a process joined or left, a rescale by hand); the decider starts afresh"
+		s.restart = false
+		err = s.fresh(r.Active)
 	case r.Active != s.Current():
 		out.Skipped, s.restart = "a decision has not taken force", true
 		if s.pending++; s.pending > pendingRounds && r.Epoch > s.decided+s.cfg.Patience {
@@ -168,17 +190,39 @@ func (s *Sizer) Step(r Round) (Outcome, error) {
 	case s.restart:
 		out.Skipped, s.restart = "the decider starts afresh after a migration", false
 		err = s.fresh(r.Active)
-	case !sameProcesses(prev.Frozen, r.Frozen):
-		out.Skipped = "the processes taking part changed"
 	case s.short(pstats, cur):
 		out.Skipped = fmt.Sprintf("the interval lasted less than %v", s.cfg.MinInterval)
 		s.prev, s.stats = prev, pstats
 	default:
-		s.pending = 0
-		err = s.size(&out, pstats, cur, r.Active)
+		s.pending, s.awaiting = 0, false
+		err = s.size(&out, pstats, cur, r)
 	}
 	out.Digest = digestOf(pre, out)
 	return out, err
+}
+
+// begin takes the first round of the processes taking part: the job's
+// first, or the first after a process joined or left. Every process
+// taking part, one that just joined too, starts afresh from it in the
+// same state, so its digest covers the round alone (with the config):
+// a joiner's decider, which saw none of the rounds before, agrees with
+// the others' from here.
+func (s *Sizer) begin(r Round) (Outcome, error) {
+	cur, err := decode(r)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := s.fresh(r.Active); err != nil {
+		return Outcome{}, err
+	}
+	s.prev, s.stats = &r, cur
+	s.restart, s.resetAt, s.decided = r.Moved, 0, 0
+	out := Outcome{Epoch: r.Epoch, From: s.Current(), To: s.Current(), Skipped: "the first round of the processes taking part"}
+	h := sha256.New()
+	h.Write(fmt.Appendf(nil, "weir-agree-4 begin|%+v|%d|", s.cfg, s.planned))
+	writeRound(h, r)
+	out.Digest = digestOf(h, out)
+	return out, nil
 }
 
 // keepHot adds an interval's hot key groups to those kept since the last
@@ -207,22 +251,28 @@ func (s *Sizer) short(prev, cur metrics.JobStats) bool {
 func (s *Sizer) fresh(active int) error {
 	d, err := ds2.NewDecider(s.cfg.Policy, []int{min(max(active, 1), max(s.planned, 1))})
 	if err == nil {
-		s.decider, s.pending, s.hot = d, 0, nil
+		s.decider, s.pending, s.hot, s.awaiting = d, 0, nil, false
 	}
 	return err
 }
 
-// size sizes the interval from prev to cur and steps the decider.
-func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error {
+// size sizes the interval from prev to cur, within the round's
+// capacity, and steps the decider.
+func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, r Round) error {
+	most := s.planned
+	if r.Capacity > 0 {
+		most = min(most, r.Capacity)
+	}
 	tasks := slices.Clone(s.cfg.Tasks)
 	for _, k := range s.cfg.Keyed {
-		tasks[k].Instances = min(active, tasks[k].Max)
+		tasks[k].Instances = min(r.Active, tasks[k].Max)
+		tasks[k].Max = min(tasks[k].Max, most)
 	}
 	ops, err := ds2.FromStats(tasks, prev, cur, nil)
 	if err == nil {
 		var b ds2.Band
 		if b, err = s.cfg.Policy.Size(ops); err == nil {
-			group := ds2.Band{Sizing: ds2.Sizing{Parallelism: []int{0}, Max: []int{s.planned}, Measured: []bool{false}}, Up: []int{0}, Down: []int{0}}
+			group := ds2.Band{Sizing: ds2.Sizing{Parallelism: []int{0}, Max: []int{most}, Measured: []bool{false}}, Up: []int{0}, Down: []int{0}}
 			for _, k := range s.cfg.Keyed {
 				group.Parallelism[0] = max(group.Parallelism[0], b.Parallelism[k])
 				group.Up[0], group.Down[0] = max(group.Up[0], b.Up[k]), max(group.Down[0], b.Down[k])
@@ -232,10 +282,29 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 			out.Changed, out.To, out.Hot = changed, next[0], b.Hot
 			s.keepHot(b.Hot)
 			if changed {
-				s.decided = out.Epoch
+				s.decided, s.awaiting = out.Epoch, true
 				out.Hot, s.hot = s.hot, nil
 			}
 			out.Wanted = s.wanted(ops, b.Capped)
+			// More processes are needed once the instances of those
+			// taking part are all in use (the decider agreed on them),
+			// and still too few.
+			// Fewer would do only once a scale-down has taken force
+			// (a process that left before would take key groups with
+			// it that the rescale moves anyway).
+			n := out.To
+			if changed {
+				n = max(out.From, out.To)
+			}
+			if out.Wanted > 0 && out.To >= most {
+				n = out.Wanted
+			}
+			out.Need = s.need(n)
+			if s.decided == 0 {
+				// Fewer processes would do only once the decider has
+				// decided so, among the processes taking part.
+				out.Need = max(out.Need, len(r.Frozen))
+			}
 			out.Loads = s.loads(cur)
 			return nil
 		}
@@ -244,6 +313,17 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, active int) error
 	// passed over.
 	out.Skipped = "not sized: " + err.Error()
 	return nil
+}
+
+// need is the processes that run n instances of the keyed operators, the
+// planned ones being spread over Config.Processes in equal blocks (0
+// without Config.Processes); more than Config.Processes when n is more
+// than the planned.
+func (s *Sizer) need(n int) int {
+	if s.cfg.Processes < 1 || s.planned < 1 {
+		return 0
+	}
+	return max((n*s.cfg.Processes+s.planned-1)/s.planned, 1)
 }
 
 // loads are the keyed tasks' key-group loads since the job started.
@@ -288,17 +368,13 @@ func (s *Sizer) wanted(ops []ds2.Operator, capped []int) int {
 func (s *Sizer) digestInputs(r Round) hash.Hash {
 	h := sha256.New()
 	var b []byte
-	b = append(b, "weir-agree-3"...)
+	b = append(b, "weir-agree-4"...)
 	b = fmt.Appendf(b, "%+v|%d|", s.cfg, s.planned)
 	b = binary.AppendUvarint(b, uint64(s.pending))
 	b = binary.AppendUvarint(b, s.decided)
 	b = binary.AppendUvarint(b, s.resetAt)
 	b = fmt.Appendf(b, "%+v|", s.hot)
-	if s.restart {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = append(b, flag(s.restart), flag(s.awaiting))
 	st := s.decider.State()
 	b = binary.AppendUvarint(b, uint64(len(st)))
 	b = append(b, st...)
@@ -314,7 +390,7 @@ func (s *Sizer) digestInputs(r Round) hash.Hash {
 
 // digestOf completes the inputs' hash with what the round decided.
 func digestOf(h hash.Hash, out Outcome) Digest {
-	h.Write(fmt.Appendf(nil, "|%d|%v|%d|%d|%d|%q|%+v", out.Epoch, out.Changed, out.From, out.To, out.Wanted, out.Skipped, out.Hot))
+	h.Write(fmt.Appendf(nil, "|%d|%v|%d|%d|%d|%d|%q|%+v", out.Epoch, out.Changed, out.From, out.To, out.Wanted, out.Need, out.Skipped, out.Hot))
 	var d Digest
 	h.Sum(d[:0])
 	return d
@@ -325,11 +401,8 @@ func writeRound(h hash.Hash, r Round) {
 	b := []byte{1}
 	b = binary.AppendUvarint(b, r.Epoch)
 	b = binary.AppendUvarint(b, uint64(r.Active))
-	if r.Moved {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = append(b, flag(r.Moved))
+	b = binary.AppendUvarint(b, uint64(r.Capacity))
 	b = binary.AppendUvarint(b, uint64(len(r.Frozen)))
 	for _, f := range r.Frozen {
 		b = binary.AppendUvarint(b, uint64(f.Process))
@@ -364,4 +437,11 @@ func decode(r Round) (metrics.JobStats, error) {
 
 func sameProcesses(a, b []Frozen) bool {
 	return slices.EqualFunc(a, b, func(x, y Frozen) bool { return x.Process == y.Process })
+}
+
+func flag(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }

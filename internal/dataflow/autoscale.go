@@ -1,7 +1,6 @@
 package dataflow
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/weirstream/weir/internal/ds2"
@@ -32,8 +31,6 @@ func (c *JobConfig) validateAutoscale(procs int) error {
 		return nil
 	}
 	switch {
-	case c.Cluster != nil && c.Cluster.Members > 0:
-		return errors.New("weir: Autoscale: an elastic job (processes joining and leaving) does not size itself yet; start it with a fixed set of processes, or rescale it by hand (Job.Rescale, weir rescale)")
 	case a.Every < 1:
 		return fmt.Errorf("weir: Autoscale: a policy interval of %d epochs; want at least 1", a.Every)
 	case c.EpochRecords > 0:

@@ -34,7 +34,9 @@ type autoscaling struct {
 	mu        sync.Mutex
 	decisions []ScaleDecision
 	differed  int                         // rounds whose digests differed among the processes
-	wanted    int                         // instances the sizing last asked for beyond the planned (0: none)
+	wanted    int                         // instances the sizing last asked for beyond those of the processes taking part (0: none)
+	need      int                         // processes the sizing last needed (0: not sized yet)
+	running   int                         // processes taking part in the round it was sized in
 	err       error                       // why it stopped deciding, if it did
 	board     atomic.Pointer[sizingBoard] // set once Run has built the autoscaler
 }
@@ -57,12 +59,22 @@ func (j *Job) ScaleDisagreements() int {
 }
 
 // WantedInstances is, when the autoscaler's sizing asks for more
-// instances of the keyed operators than the job's processes run, how
-// many it asks for: more processes are needed (0 otherwise).
+// instances of the keyed operators than the job's processes taking part
+// run, how many it asks for: more processes are needed (0 otherwise).
 func (j *Job) WantedInstances() int {
 	j.autoscale.mu.Lock()
 	defer j.autoscale.mu.Unlock()
 	return j.autoscale.wanted
+}
+
+// ProcessesNeeded is how many processes the autoscaler's last sizing
+// needs for the keyed operators' instances, and how many took part in
+// it: more are needed when need is above running, fewer would do when
+// below (0, 0 before a round is sized).
+func (j *Job) ProcessesNeeded() (need, running int) {
+	j.autoscale.mu.Lock()
+	defer j.autoscale.mu.Unlock()
+	return j.autoscale.need, j.autoscale.running
 }
 
 // sizingShare is this process's share of the autoscalers' board for its
@@ -97,12 +109,12 @@ type autoscaler struct {
 	planned int
 	sizer   *agree.Sizer
 	board   *sizingBoard
-	frozen  uint64          // the newest epoch this process froze
-	stepped uint64          // the newest round stepped (or passed over)
-	sized   uint64          // the newest round given to the sizer
-	checks  []agree.Outcome // rounds whose digests have not all come
-	names   []string        // the sizing's tasks
-	failed  int             // rescales refused in a row
+	frozen  uint64       // the newest epoch this process froze
+	stepped uint64       // the newest round stepped (or passed over)
+	sized   uint64       // the newest round given to the sizer
+	checks  []roundCheck // rounds whose digests have not all come
+	names   []string     // the sizing's tasks
+	failed  int          // rescales refused in a row
 }
 
 // startAutoscale starts a, the job's autoscaler, if it has one; it
@@ -158,7 +170,7 @@ func (j *Job) newAutoscaler() (*autoscaler, error) {
 	// A decision's rescale takes force a lead ahead, and its first
 	// step may wait a gap more.
 	ac := agree.Config{Policy: cfg.Policy, Patience: j.lead() + 2*uint64(cfg.Every) + cfg.Gap,
-		MinInterval: time.Duration(cfg.Every) * j.Cfg.Interval / 2}
+		MinInterval: time.Duration(cfg.Every) * j.Cfg.Interval / 2, Processes: j.Processes()}
 	for i, t := range topo.Tasks {
 		a.names = append(a.names, t.Name)
 		ac.Tasks = append(ac.Tasks, ds2.Task{Name: t.Name, Source: t.Kind == "source", Keyed: t.Keyed, Instances: t.Parallelism, Max: t.Parallelism})

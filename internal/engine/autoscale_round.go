@@ -17,12 +17,19 @@ import (
 // agreed on.
 func (a *autoscaler) tick() error {
 	a.freeze()
-	procs := a.j.takingPart()
+	now := a.j.takingPart()
 	self := a.j.Process()
 	for {
-		e, ok := a.board.next(a.stepped, procs)
+		e, ok := a.board.next(a.stepped, now)
 		if !ok {
 			break
+		}
+		procs := a.roundProcs(now, e)
+		if !slices.Contains(procs, self) {
+			// A process that joined sizes from the first round whose
+			// whole interval it took part in, as the others count it.
+			a.stepped = e
+			continue
 		}
 		r, ready, complete := a.board.round(e, procs)
 		if !ready {
@@ -34,6 +41,7 @@ func (a *autoscaler) tick() error {
 			continue
 		}
 		r.Active, r.Moved = a.tableAt(e, a.sized)
+		r.Capacity = a.capacity(procs)
 		a.sized = e
 		a.inForce(r)
 		out, err := a.sizer.Step(r)
@@ -44,10 +52,32 @@ func (a *autoscaler) tick() error {
 			a.j.Logger().Debug("weir: autoscale: a round not sized", "epoch", e, "reason", out.Skipped)
 		}
 		a.board.putDigest(self, e, out.Digest)
-		a.checks = append(a.checks, out)
+		a.checks = append(a.checks, roundCheck{out, procs})
 		a.j.kickSummaries()
 	}
-	return a.check(procs)
+	return a.check()
+}
+
+// roundCheck is a round stepped whose digests have not all come, and the
+// processes that took part in it.
+type roundCheck struct {
+	out   agree.Outcome
+	procs []int
+}
+
+// roundProcs is the processes of now (those taking part) that took part
+// in the whole policy interval ending at epoch e: a process that joined
+// counts from the first round after its join epoch's interval (before,
+// its figures are not its own: it froze the epoch the others had), so
+// that every process, the joiner too, counts it in from the same round.
+func (a *autoscaler) roundProcs(now []int, e uint64) []int {
+	var out []int
+	for _, p := range now {
+		if from := a.j.slots.from(p); from == 0 || from+a.every <= e {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // freeze takes this process's figures once it has completed a new policy
@@ -115,13 +145,14 @@ func (a *autoscaler) inForce(r agree.Round) {
 // nothing, and the deciders start afresh at an epoch every process names
 // alike. A round whose digests do not all come within sharedRounds
 // rounds is dropped.
-func (a *autoscaler) check(procs []int) error {
-	var keep []agree.Outcome
-	for _, out := range a.checks {
+func (a *autoscaler) check() error {
+	var keep []roundCheck
+	for _, c := range a.checks {
+		out, procs := c.out, c.procs
 		heard, same := a.board.agreed(out.Epoch, procs, out.Digest)
 		switch {
 		case !heard && a.stepped < out.Epoch+sharedRounds*a.every:
-			keep = append(keep, out)
+			keep = append(keep, c)
 		case !heard:
 			a.j.Logger().Debug("weir: autoscale: a round's digests did not all come", "epoch", out.Epoch)
 		case !same:
@@ -131,7 +162,7 @@ func (a *autoscaler) check(procs []int) error {
 			a.j.Logger().Warn("weir: autoscale: the processes sized a round from figures that differ; nothing is decided", "epoch", out.Epoch)
 			a.sizer.ResetAt(out.Epoch + (sharedRounds+1)*a.every)
 		default:
-			if err := a.agreed(out, len(procs) > 0 && procs[0] == a.j.Process()); err != nil {
+			if err := a.agreed(out, len(procs), len(procs) > 0 && procs[0] == a.j.Process()); err != nil {
 				return err
 			}
 		}
@@ -142,8 +173,8 @@ func (a *autoscaler) check(procs []int) error {
 
 // agreed records a round every process computed alike and, on the
 // process that acts, carries out its decision.
-func (a *autoscaler) agreed(out agree.Outcome, acts bool) error {
-	a.wantMore(out)
+func (a *autoscaler) agreed(out agree.Outcome, running int, acts bool) error {
+	a.wantMore(out, running)
 	if !out.Changed {
 		return nil
 	}
@@ -221,21 +252,40 @@ func (a *autoscaler) loadsByGroup(loads map[string][]float64) map[int][]float64 
 // group, a key group's count strays by about 1/√n of itself, 10 % here.
 const minPlacedLoad = 100
 
-// wantMore records what a sized round wanted beyond the planned instances
-// and says, once per change, that more processes are needed.
-func (a *autoscaler) wantMore(out agree.Outcome) {
+// capacity is the keyed operators' planned instances that the processes
+// procs run (their instances are spread over the processes in equal
+// blocks).
+func (a *autoscaler) capacity(procs []int) int {
+	n, total := 0, a.j.Processes()
+	for inst := range a.planned {
+		if slices.Contains(procs, inst*total/a.planned) {
+			n++
+		}
+	}
+	return n
+}
+
+// wantMore records what a sized round wanted beyond the instances of the
+// processes taking part, and the processes its sizing needs; it says,
+// once per change, that more processes are needed, or that fewer would
+// do (what weir launch --elastic and an orchestrator act on).
+func (a *autoscaler) wantMore(out agree.Outcome, running int) {
 	if out.Skipped != "" {
 		return
 	}
 	a.j.autoscale.mu.Lock()
-	was := a.j.autoscale.wanted
-	a.j.autoscale.wanted = out.Wanted
+	was, wasNeed, wasRunning := a.j.autoscale.wanted, a.j.autoscale.need, a.j.autoscale.running
+	a.j.autoscale.wanted, a.j.autoscale.need, a.j.autoscale.running = out.Wanted, out.Need, running
 	a.j.autoscale.mu.Unlock()
-	if out.Wanted == 0 || out.Wanted == was {
-		return
+	changed := out.Need != wasNeed || running != wasRunning
+	switch {
+	case out.Need > running && (out.Wanted != was || changed):
+		a.j.Logger().Warn("weir: autoscale: the keyed operators need more instances than the job's processes run; start more processes",
+			"epoch", out.Epoch, "wanted", out.Wanted, "running", out.To, "need", out.Need, "processes", running)
+	case out.Need > 0 && out.Need < running && changed:
+		a.j.Logger().Info("weir: autoscale: the keyed operators run on fewer processes than take part; fewer processes would do",
+			"epoch", out.Epoch, "instances", out.To, "need", out.Need, "processes", running)
 	}
-	a.j.Logger().Warn("weir: autoscale: the keyed operators need more instances than the job's processes run; start more processes",
-		"epoch", out.Epoch, "wanted", out.Wanted, "planned", a.planned)
 }
 
 // takingPart is the processes taking part in the job now: present and

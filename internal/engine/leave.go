@@ -174,8 +174,6 @@ func (j *Job) canLeave(p int) error {
 	switch {
 	case n < 2:
 		return errors.New("weir: leave: the job runs in one process, which cannot leave it")
-	case j.Cfg.Autoscale != nil:
-		return errors.New("weir: leave: the job sizes itself (Autoscale), over the instances of all its processes; a process cannot leave it")
 	case p < 0 || p >= n:
 		return fmt.Errorf("weir: leave: there is no process %d; the job has processes 0 to %d", p, n-1)
 	case l.from[p] > 0:

@@ -42,7 +42,8 @@ func (j *Job) Stats() metrics.JobStats {
 	st.Critical = j.critical()
 	if j.autoscale.board.Load() != nil {
 		j.autoscale.mu.Lock()
-		st.Autoscale = &metrics.AutoscaleStats{Decisions: len(j.autoscale.decisions), Differed: j.autoscale.differed, Wanted: j.autoscale.wanted}
+		st.Autoscale = &metrics.AutoscaleStats{Decisions: len(j.autoscale.decisions), Differed: j.autoscale.differed, Wanted: j.autoscale.wanted,
+			Need: j.autoscale.need, Running: j.autoscale.running}
 		j.autoscale.mu.Unlock()
 	}
 	j.mu.Lock()

@@ -139,13 +139,17 @@ type JobStats struct {
 }
 
 // AutoscaleStats is what a job that sizes itself decided: its decisions
-// so far, the rounds whose processes' digests differed, and the instances
-// its sizing last asked for beyond those the processes run (0: none;
-// more processes are needed when positive).
+// so far, the rounds whose processes' digests differed, the instances
+// its sizing last asked for beyond those the processes taking part run
+// (0: none; more processes are needed when positive), and the processes
+// its last sizing needed and took part in (more are needed when Need is
+// above Running, fewer would do when below; 0 before a round is sized).
 type AutoscaleStats struct {
 	Decisions int `json:"decisions"`
 	Differed  int `json:"differed"`
 	Wanted    int `json:"wanted_instances"`
+	Need      int `json:"processes_needed"`
+	Running   int `json:"processes_running"`
 }
 
 // Participation is one row of a critical-participation summary: the share
