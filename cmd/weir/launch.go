@@ -4,15 +4,12 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -41,9 +38,17 @@ With --slots M (more than N), the job is elastic: the addresses cover M
 slots, the N processes start it with --members N, and with --join-after D
 the processes of the other slots start D later with --join, joining the
 running job (each takes key groups and source shares from the others).
+With --elastic instead, launch starts and stops processes as the job's
+autoscaler (--autoscale) says: when it says more processes are needed
+("start more processes ... need=K"), launch starts processes in the
+lowest free slots, which join, until K take part; when it says fewer
+would do ("fewer processes would do ... need=K"), launch sends SIGTERM to
+the highest (never process 0), which leave the job (--elastic is passed
+on: their key groups and shares move to the others), until K take part.
 
   weir launch -n 3 -- run ysb --events 1000000 --out counts.csv
-  weir launch -n 2 --slots 3 --join-after 5s -- run wordcount --in src --out counts.csv`,
+  weir launch -n 2 --slots 3 --join-after 5s -- run wordcount --in src --out counts.csv
+  weir launch -n 1 --slots 3 --elastic -- run wordcount --in src --out counts.csv --rate 4000 --cost 1ms --autoscale --partitioning hash`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n < 1 {
@@ -83,6 +88,7 @@ running job (each takes key groups and source shares from the others).
 	cmd.Flags().IntVar(&restarts, "restart", 0, "start the job again up to this many times after a process fails")
 	cmd.Flags().IntVar(&el.slots, "slots", 0, "an elastic job of this many slots: the -n processes start it (--members), the others may join")
 	cmd.Flags().DurationVar(&el.joinAfter, "join-after", 0, "with --slots: start the processes of the other slots this long after the first, joining the running job")
+	cmd.Flags().BoolVar(&el.scale, "elastic", false, "with --slots: start processes that join, and stop processes that leave, as the job's autoscaler says it needs")
 	return cmd
 }
 
@@ -101,80 +107,53 @@ func launch(n int, args []string, st *launchStop, el elasticLaunch) error {
 		rand.Read(b)
 		secret = hex.EncodeToString(b)
 	}
-	total := n
-	if el.joinAfter > 0 {
-		total = el.slots
+	t := &procTable{exe: exe, args: args, peers: peers, secret: secret, n: n, el: el,
+		procs: make([]*exec.Cmd, max(n, el.slots)), ended: make([]atomic.Bool, max(n, el.slots)),
+		exits: make(chan procExit, 4*max(n, el.slots))}
+	if el.scale {
+		t.needs = make(chan need, 16)
 	}
-	var (
-		mu    sync.Mutex // serializes output lines
-		procs = make([]*exec.Cmd, total)
-		ended = make([]atomic.Bool, total)
-		wg    sync.WaitGroup
-	)
-	type exit struct {
-		i   int
-		err error
-	}
-	exits := make(chan exit, total)
-	started := 0
-	for i := range total {
-		if i == n && !el.wait(st) {
-			break
-		}
+	st.attach(t)
+	defer st.detach()
+	defer t.wg.Wait()
+	for i := range n {
 		if st.stopping() {
 			break // a signal came: start no more, and stop those started
 		}
-		c := exec.Command(exe, append(append(append([]string(nil), args...), "--process", strconv.Itoa(i), "--peers", strings.Join(peers, ",")), el.args(i, n, peers)...)...)
-		c.Env = append(os.Environ(), "WEIR_SECRET="+secret)
-		c.SysProcAttr = childAttr()
-		stdout, err := c.StdoutPipe()
-		if err != nil {
+		if err := t.start(i); err != nil {
+			t.stopAll()
 			return err
 		}
-		stderr, err := c.StderrPipe()
-		if err != nil {
-			return err
-		}
-		if err := c.Start(); err != nil {
-			stopAll(procs, ended)
-			return fmt.Errorf("process %d: %w", i, err)
-		}
-		procs[i] = c
-		started++
-		mu.Lock()
-		fmt.Fprintf(os.Stderr, "weir launch: process %d pid %d\n", i, c.Process.Pid)
-		mu.Unlock()
-		prefix := fmt.Sprintf("[%d] ", i)
-		outPrefix := prefix
-		if i == 0 {
-			outPrefix = ""
-		}
-		// Wait closes the pipes: it must follow the last read of them.
-		var copied sync.WaitGroup
-		copied.Add(2)
-		wg.Add(2)
-		go copyLines(&copied, &wg, &mu, os.Stdout, stdout, outPrefix)
-		go copyLines(&copied, &wg, &mu, os.Stderr, stderr, prefix)
-		go func() {
-			copied.Wait()
-			err := c.Wait()
-			ended[i].Store(true)
-			exits <- exit{i, err}
-		}()
 	}
-	st.attach(procs, ended)
-	defer st.detach()
+	joiners := time.After(el.joinAfter)
+	if el.joinAfter == 0 || el.slots == 0 {
+		joiners = nil
+	}
 	var first error
-	for range started {
-		e := <-exits
-		if e.err != nil && first == nil {
-			first = fmt.Errorf("process %d: %w", e.i, e.err)
-			if !st.stopping() {
-				stopAll(procs, ended)
+	for t.live() > 0 {
+		select {
+		case e := <-t.exits:
+			t.exited(e.i)
+			if e.err != nil && first == nil {
+				first = fmt.Errorf("process %d: %w", e.i, e.err)
+				if !st.stopping() {
+					t.stopAll()
+				}
+			}
+		case <-joiners:
+			joiners = nil
+			for i := n; i < el.slots && first == nil && !st.stopping(); i++ {
+				if err := t.start(i); err != nil && first == nil {
+					first = err
+					t.stopAll()
+				}
+			}
+		case nd := <-t.needs:
+			if first == nil && !st.stopping() {
+				t.scaleTo(nd)
 			}
 		}
 	}
-	wg.Wait()
 	return first
 }
 
@@ -199,25 +178,9 @@ func freeAddrs(n int) ([]string, error) {
 	return addrs, nil
 }
 
-// stopAll asks every running process to stop, and kills those that have
-// not after a few seconds.
-func stopAll(procs []*exec.Cmd, ended []atomic.Bool) {
-	for i, c := range procs {
-		if c != nil && !ended[i].Load() {
-			c.Process.Signal(syscall.SIGTERM)
-		}
-	}
-	go func() {
-		time.Sleep(5 * time.Second)
-		for i, c := range procs {
-			if c != nil && !ended[i].Load() {
-				c.Process.Kill()
-			}
-		}
-	}()
-}
-
-func copyLines(copied, wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Reader, prefix string) {
+// copyLines copies r's lines to w, each after prefix, and hands each to
+// hear, if set.
+func copyLines(copied, wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Reader, prefix string, hear func([]byte)) {
 	defer wg.Done()
 	defer copied.Done()
 	sc := bufio.NewScanner(r)
@@ -226,6 +189,9 @@ func copyLines(copied, wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Rea
 		mu.Lock()
 		fmt.Fprintf(w, "%s%s\n", prefix, sc.Bytes())
 		mu.Unlock()
+		if hear != nil {
+			hear(sc.Bytes())
+		}
 	}
 	io.Copy(io.Discard, r) // a line too long to scan: keep the process from blocking
 }
@@ -235,8 +201,7 @@ func copyLines(copied, wg *sync.WaitGroup, mu *sync.Mutex, w io.Writer, r io.Rea
 type launchStop struct {
 	mu      sync.Mutex
 	signals int
-	procs   []*exec.Cmd
-	ended   []atomic.Bool
+	t       *procTable
 }
 
 func (s *launchStop) stopping() bool {
@@ -253,85 +218,32 @@ func (s *launchStop) watch(sig <-chan os.Signal) {
 		s.mu.Lock()
 		s.signals++
 		first := s.signals == 1
-		procs, ended := s.procs, s.ended
+		t := s.t
 		s.mu.Unlock()
 		if first {
 			fmt.Fprintln(os.Stderr, "weir launch: stopping the job cleanly (a second signal kills it)")
 		}
-		for i, c := range procs {
-			if c != nil && !ended[i].Load() {
-				if first {
-					c.Process.Signal(syscall.SIGTERM)
-				} else {
-					c.Process.Kill()
-				}
+		if t != nil {
+			if first {
+				t.signalAll(syscall.SIGTERM)
+			} else {
+				t.signalAll(syscall.SIGKILL)
 			}
 		}
 	}
 }
 
-// attach makes the attempt's processes the ones a signal stops, and
-// stops them if a signal came while they started.
-func (s *launchStop) attach(procs []*exec.Cmd, ended []atomic.Bool) {
+// attach makes the attempt's processes the ones a signal stops; those
+// started once a signal came are stopped as they start.
+func (s *launchStop) attach(t *procTable) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.procs, s.ended = procs, ended
-	if s.signals > 0 {
-		for i, c := range procs {
-			if c != nil && !ended[i].Load() {
-				c.Process.Signal(syscall.SIGTERM)
-			}
-		}
-	}
+	s.t = t
+	t.st = s
 }
 
 func (s *launchStop) detach() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.procs, s.ended = nil, nil
-}
-
-// elasticLaunch is how launch starts an elastic job: over slots
-// addresses, the processes of the slots past -n joining after joinAfter.
-type elasticLaunch struct {
-	slots     int
-	joinAfter time.Duration
-}
-
-func (el elasticLaunch) check(n int) error {
-	switch {
-	case el.slots != 0 && el.slots <= n:
-		return fmt.Errorf("--slots %d: must be more than the %d processes that start the job", el.slots, n)
-	case el.joinAfter < 0:
-		return fmt.Errorf("--join-after %v: must not be negative", el.joinAfter)
-	case el.joinAfter > 0 && el.slots == 0:
-		return errors.New("--join-after: give --slots, the slots the job has (the others join)")
-	}
-	return nil
-}
-
-// args are the flags process i of n starting ones takes in an elastic
-// job: --members, and --join for the processes that join.
-func (el elasticLaunch) args(i, n int, peers []string) []string {
-	if el.slots == 0 {
-		return nil
-	}
-	a := []string{"--members", strconv.Itoa(n)}
-	if i >= n {
-		a = append(a, "--join", peers[0])
-	}
-	return a
-}
-
-// wait waits joinAfter before the joining processes start; it reports
-// false if a signal came meanwhile.
-func (el elasticLaunch) wait(st *launchStop) bool {
-	deadline := time.Now().Add(el.joinAfter)
-	for time.Now().Before(deadline) {
-		if st.stopping() {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return !st.stopping()
+	s.t = nil
 }

@@ -21,6 +21,7 @@ func runWordcountCmd() *cobra.Command {
 		out    string
 		stats  bool
 		rate   float64
+		cost   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "wordcount",
@@ -37,6 +38,9 @@ func runWordcountCmd() *cobra.Command {
 			}
 			if err := checkRate(cmd, rate); err != nil {
 				return err
+			}
+			if cost < 0 || cost > time.Second {
+				return fmt.Errorf("--cost %v: want 0 to 1s a word", cost)
 			}
 			files, err := expandInputs(inputs)
 			if err != nil {
@@ -55,13 +59,14 @@ func runWordcountCmd() *cobra.Command {
 			if err := ps.check(); err != nil {
 				return err
 			}
-			return runWordcount(ctx, jf, files, out, stats, rate)
+			return runWordcount(ctx, jf, files, out, stats, rate, cost)
 		},
 	}
 	jf.register(cmd.Flags())
 	cmd.Flags().StringSliceVar(&inputs, "input", nil, "text `FILE`s to count: files, directories (every file under them), patterns such as 'data/*.txt', @LIST (a file of paths, one per line) or - (standard input); repeat or comma-separate")
 	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE` (word,count)")
 	cmd.Flags().Float64Var(&rate, "rate", 0, "replay the lines at this many per second (0: as fast as possible)")
+	cmd.Flags().DurationVar(&cost, "cost", 0, "make the count take this long (a sleep) for every word, as DS2's word count does: a job whose count needs a known number of instances (with --autoscale, --partitioning hash)")
 	cmd.Flags().BoolVar(&stats, "stats", false, "at the end, print the partitioning figures of the count on stderr as one JSON object")
 	return cmd
 }
@@ -78,7 +83,7 @@ func stdinAlone(jf jobFlags) error {
 	return nil
 }
 
-func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string, stats bool, rate float64) error {
+func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string, stats bool, rate float64, cost time.Duration) error {
 	job := weir.NewJob("wordcount", jf.options()...)
 	col := &weir.Collect[wordcount.Result]{}
 	in := file.Lines(inputs, file.Options{})
@@ -89,7 +94,7 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 		in = weir.Paced(in, rate)
 	}
 	lines := weir.Source(job, "lines", in)
-	weir.Sink(wordcount.Query(lines), col, weir.Name("collect"))
+	weir.Sink(wordcount.CostedQuery(lines, cost), col, weir.Name("collect"))
 	start := time.Now()
 	if err := jf.observe.run(ctx, job); err != nil {
 		return stoppedRun(err, "wordcount", job.Metrics(), jf, out)

@@ -281,7 +281,7 @@ func (a *autoscaler) wantMore(out agree.Outcome, running int) {
 	switch {
 	case out.Need > running && (out.Wanted != was || changed):
 		a.j.Logger().Warn("weir: autoscale: the keyed operators need more instances than the job's processes run; start more processes",
-			"epoch", out.Epoch, "wanted", out.Wanted, "running", out.To, "need", out.Need, "processes", running)
+			"epoch", out.Epoch, "wanted", out.Wanted, "instances", out.To, "need", out.Need, "processes", running)
 	case out.Need > 0 && out.Need < running && changed:
 		a.j.Logger().Info("weir: autoscale: the keyed operators run on fewer processes than take part; fewer processes would do",
 			"epoch", out.Epoch, "instances", out.To, "need", out.Need, "processes", running)

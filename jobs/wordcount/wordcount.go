@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -19,6 +20,23 @@ func Query(lines weir.Stream[string]) weir.Stream[Result] {
 	words := weir.FlatMap(lines, AppendFields, weir.Name("split"), weir.Stateless())
 	return weir.Count(weir.Window(weir.KeyBy(words, func(w string) string { return w }), weir.Global(),
 		weir.WindowOptions(weir.Name("count"))))
+}
+
+// CostedQuery is Query whose count takes cost (a sleep) for every word
+// it folds, as DS2's and Dhalion's word counts do: a keyed step whose
+// instances each serve a known rate, to try a job that sizes itself.
+// Under hash partitioning the keyed count folds every word; under a
+// strategy that pre-aggregates, the senders fold them first, and sleep.
+func CostedQuery(lines weir.Stream[string], cost time.Duration) weir.Stream[Result] {
+	if cost <= 0 {
+		return Query(lines)
+	}
+	words := weir.FlatMap(lines, AppendFields, weir.Name("split"), weir.Stateless())
+	return weir.Aggregate(weir.Window(weir.KeyBy(words, func(w string) string { return w }), weir.Global(),
+		weir.WindowOptions(weir.Name("count"))), weir.Aggregator[string, int64, int64]{
+		Add:   func(n int64, _ string) int64 { time.Sleep(cost); return n + 1 },
+		Merge: func(a, b int64) int64 { return a + b },
+	})
 }
 
 var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
