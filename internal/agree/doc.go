@@ -16,6 +16,13 @@
 // whose digests differ decides nothing, and the processes start their
 // deciders afresh at an epoch they all name (ResetAt).
 //
+// A round also carries its Capacity, the keyed instances of the
+// processes taking part, which no decision goes above, and its Outcome
+// the processes the sizing Needs. The first round of a set of processes
+// (the job's first, or the first after a process joined or left) starts
+// every Sizer afresh in one state, with a digest of the round alone, so
+// that a process that joined agrees with the others from there.
+//
 // The package is pure: no clock, goroutines or I/O. The engine freezes
 // the figures, carries them and the digests in the summaries the
 // processes exchange, and carries out the decisions.

@@ -82,3 +82,24 @@ func TestSizerCapacityAndJoiner(t *testing.T) {
 		}
 	}
 }
+
+// Need counts the processes the first n instances are placed on
+// (instance i on process i*Processes/planned), also when the planned
+// instances do not divide evenly, and beyond the planned in the same
+// proportion.
+func TestSizerNeed(t *testing.T) {
+	for _, c := range []struct{ planned, procs, n, want int }{
+		{8, 4, 1, 1}, {8, 4, 2, 1}, {8, 4, 3, 2}, {8, 4, 8, 4}, {8, 4, 9, 5},
+		{3, 2, 1, 1}, {3, 2, 2, 1}, {3, 2, 3, 2}, {3, 2, 4, 3}, {6, 3, 0, 1},
+	} {
+		cfg := config()
+		cfg.Tasks[1].Max, cfg.Processes = c.planned, c.procs
+		s, err := New(cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.need(c.n); got != c.want {
+			t.Errorf("%d instances of %d planned over %d processes: need %d; want %d", c.n, c.planned, c.procs, got, c.want)
+		}
+	}
+}

@@ -323,7 +323,12 @@ func (s *Sizer) need(n int) int {
 	if s.cfg.Processes < 1 || s.planned < 1 {
 		return 0
 	}
-	return max((n*s.cfg.Processes+s.planned-1)/s.planned, 1)
+	if n <= s.planned {
+		// The process of the n-th instance, as instances are placed
+		// (instance i on process i*Processes/planned).
+		return (max(n, 1)-1)*s.cfg.Processes/s.planned + 1
+	}
+	return (n*s.cfg.Processes + s.planned - 1) / s.planned
 }
 
 // loads are the keyed tasks' key-group loads since the job started.

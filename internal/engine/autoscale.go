@@ -113,6 +113,8 @@ type autoscaler struct {
 	stepped uint64       // the newest round stepped (or passed over)
 	sized   uint64       // the newest round given to the sizer
 	checks  []roundCheck // rounds whose digests have not all come
+	procs   []int        // the processes of the last round stepped
+	said    int          // sized rounds since the processes needed were last logged
 	names   []string     // the sizing's tasks
 	failed  int          // rescales refused in a row
 }

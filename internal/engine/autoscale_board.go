@@ -58,9 +58,9 @@ func (b *sizingBoard) putDigest(p int, e uint64, d agree.Digest) {
 
 // round returns the round of epoch e over procs, once every one of them
 // has frozen figures past e: ok is false while one has not; complete is
-// false when one passed over e (it froze a later epoch, not e), and the
-// round is then skipped.
-func (b *sizingBoard) round(e uint64, procs []int) (r agree.Round, ok, complete bool) {
+// false when one passed over e (it froze a later epoch, not e), or is
+// gone (it left the job) without e's, and the round is then skipped.
+func (b *sizingBoard) round(e uint64, procs []int, gone func(p int) bool) (r agree.Round, ok, complete bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r.Epoch, complete = e, true
@@ -68,7 +68,7 @@ func (b *sizingBoard) round(e uint64, procs []int) (r agree.Round, ok, complete 
 		fig, has := b.frozen[p][e]
 		if !has {
 			newest := slices.Max(append(slices.Collect(maps.Keys(b.frozen[p])), 0))
-			if newest <= e {
+			if newest <= e && !gone(p) {
 				return r, false, false
 			}
 			complete = false

@@ -31,16 +31,20 @@ func TestSizingBoard(t *testing.T) {
 		t.Errorf("a share of epoch 15 with policy intervals of 10 epochs: %v, %d kept", err, len(b.frozen[2]))
 	}
 	procs := []int{0, 1}
+	stays := func(int) bool { return false }
 	b.putFrozen(1, 30, []byte{1})
-	if _, ready, _ := b.round(40, procs); ready {
+	if _, ready, _ := b.round(40, procs, stays); ready {
 		t.Error("round 40 ready before process 1 froze past it")
 	}
-	r, ready, complete := b.round(30, procs)
+	if _, ready, complete := b.round(40, procs, func(p int) bool { return p == 1 }); !ready || complete {
+		t.Errorf("round 40, process 1 gone without it: ready %v complete %v; want ready, incomplete", ready, complete)
+	}
+	r, ready, complete := b.round(30, procs, stays)
 	if !ready || !complete || len(r.Frozen) != 2 || r.Frozen[1].Process != 1 {
 		t.Errorf("round 30: %+v ready %v complete %v", r, ready, complete)
 	}
 	b.putFrozen(1, 50, []byte{1})
-	if _, ready, complete := b.round(40, procs); !ready || complete {
+	if _, ready, complete := b.round(40, procs, stays); !ready || complete {
 		t.Errorf("round 40, passed over by process 1: ready %v complete %v; want ready, incomplete", ready, complete)
 	}
 	if e, ok := b.next(30, procs); !ok || e != 40 {

@@ -17,7 +17,7 @@ import (
 // agreed on.
 func (a *autoscaler) tick() error {
 	a.freeze()
-	now := a.j.takingPart()
+	now := a.j.present()
 	self := a.j.Process()
 	for {
 		e, ok := a.board.next(a.stepped, now)
@@ -31,7 +31,7 @@ func (a *autoscaler) tick() error {
 			a.stepped = e
 			continue
 		}
-		r, ready, complete := a.board.round(e, procs)
+		r, ready, complete := a.board.round(e, procs, a.gone)
 		if !ready {
 			break
 		}
@@ -40,7 +40,15 @@ func (a *autoscaler) tick() error {
 			a.j.Logger().Debug("weir: autoscale: a round passed over (a process froze a later epoch)", "epoch", e)
 			continue
 		}
-		r.Active, r.Moved = a.tableAt(e, a.sized)
+		since := a.sized
+		if !slices.Equal(procs, a.procs) {
+			// The sizers start afresh from this round (agree.Sizer's
+			// begin), a joiner's too: every process measures the moves
+			// over the interval alone.
+			since = 0
+		}
+		a.procs = procs
+		r.Active, r.Moved = a.tableAt(e, since)
 		r.Capacity = a.capacity(procs)
 		a.sized = e
 		a.inForce(r)
@@ -65,19 +73,30 @@ type roundCheck struct {
 	procs []int
 }
 
-// roundProcs is the processes of now (those taking part) that took part
-// in the whole policy interval ending at epoch e: a process that joined
-// counts from the first round after its join epoch's interval (before,
-// its figures are not its own: it froze the epoch the others had), so
-// that every process, the joiner too, counts it in from the same round.
+// roundProcs is the processes of now (those present) that took part in
+// the policy interval ending at epoch e: a process that joined counts
+// from the first round after its join epoch's interval (before, its
+// figures are not its own: it froze the epoch the others had), and one
+// that leaves up to the last round before its leave epoch. Both are
+// epochs every process names alike once it steps the round (a leave is
+// announced before its epoch), so every process counts the same ones.
 func (a *autoscaler) roundProcs(now []int, e uint64) []int {
 	var out []int
 	for _, p := range now {
-		if from := a.j.slots.from(p); from == 0 || from+a.every <= e {
+		from, leave := a.j.slots.from(p), a.j.leaveEpoch(p)
+		if (from == 0 || from+a.every <= e) && (leave == 0 || e < leave) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// gone says whether process p has left the job here (its leave epoch is
+// complete): a round it froze no figures for is passed over, not waited
+// for.
+func (a *autoscaler) gone(p int) bool {
+	l := a.j.leaveEpoch(p)
+	return l > 0 && a.j.CompletedEpoch() >= l
 }
 
 // freeze takes this process's figures once it has completed a new policy
@@ -160,7 +179,11 @@ func (a *autoscaler) check() error {
 			a.j.autoscale.differed++
 			a.j.autoscale.mu.Unlock()
 			a.j.Logger().Warn("weir: autoscale: the processes sized a round from figures that differ; nothing is decided", "epoch", out.Epoch)
-			a.sizer.ResetAt(out.Epoch + (sharedRounds+1)*a.every)
+			// On a grid: processes that saw the difference at
+			// different rounds (one dropped a round the other sized)
+			// still start afresh at the same one.
+			grid := (sharedRounds + 1) * a.every
+			a.sizer.ResetAt((out.Epoch/grid + 2) * grid)
 		default:
 			if err := a.agreed(out, len(procs), len(procs) > 0 && procs[0] == a.j.Process()); err != nil {
 				return err
@@ -252,9 +275,13 @@ func (a *autoscaler) loadsByGroup(loads map[string][]float64) map[int][]float64 
 // group, a key group's count strays by about 1/√n of itself, 10 % here.
 const minPlacedLoad = 100
 
+// sayAgain is how many sized rounds the processes needed are said again
+// after, while they are not those taking part.
+const sayAgain = 5
+
 // capacity is the keyed operators' planned instances that the processes
 // procs run (their instances are spread over the processes in equal
-// blocks).
+// blocks), at least one (0 would be no bound).
 func (a *autoscaler) capacity(procs []int) int {
 	n, total := 0, a.j.Processes()
 	for inst := range a.planned {
@@ -262,30 +289,57 @@ func (a *autoscaler) capacity(procs []int) int {
 			n++
 		}
 	}
-	return n
+	return max(n, 1)
 }
 
 // wantMore records what a sized round wanted beyond the instances of the
 // processes taking part, and the processes its sizing needs; it says,
-// once per change, that more processes are needed, or that fewer would
-// do (what weir launch --elastic and an orchestrator act on).
+// when they change and every sayAgain sized rounds while they differ
+// from those taking part, that more processes are needed, or that fewer
+// would do (what weir launch --elastic and an orchestrator act on: a
+// line about a set of processes that changed meanwhile is passed over,
+// and said again).
 func (a *autoscaler) wantMore(out agree.Outcome, running int) {
 	if out.Skipped != "" {
 		return
 	}
 	a.j.autoscale.mu.Lock()
-	was, wasNeed, wasRunning := a.j.autoscale.wanted, a.j.autoscale.need, a.j.autoscale.running
+	wasNeed, wasRunning := a.j.autoscale.need, a.j.autoscale.running
 	a.j.autoscale.wanted, a.j.autoscale.need, a.j.autoscale.running = out.Wanted, out.Need, running
 	a.j.autoscale.mu.Unlock()
-	changed := out.Need != wasNeed || running != wasRunning
+	a.said++
+	if out.Need == wasNeed && running == wasRunning && a.said < sayAgain {
+		return
+	}
+	a.said = 0
 	switch {
-	case out.Need > running && (out.Wanted != was || changed):
+	case out.Need > running:
 		a.j.Logger().Warn("weir: autoscale: the keyed operators need more instances than the job's processes run; start more processes",
 			"epoch", out.Epoch, "wanted", out.Wanted, "instances", out.To, "need", out.Need, "processes", running)
-	case out.Need > 0 && out.Need < running && changed:
+	case out.Need > 0 && out.Need < running:
 		a.j.Logger().Info("weir: autoscale: the keyed operators run on fewer processes than take part; fewer processes would do",
 			"epoch", out.Epoch, "instances", out.To, "need", out.Need, "processes", running)
 	}
+}
+
+// leaveEpoch is the first epoch process p takes no part in, once its
+// leave is announced (0: it does not leave).
+func (j *Job) leaveEpoch(p int) uint64 {
+	j.rescale.mu.Lock()
+	defer j.rescale.mu.Unlock()
+	return j.rescale.leave.from[p]
+}
+
+// present is the processes present in the job now, leaving or not, in
+// order.
+func (j *Job) present() []int {
+	var out []int
+	for q := range j.Processes() {
+		if j.slots.present(q) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // takingPart is the processes taking part in the job now: present and
