@@ -134,7 +134,10 @@ func (j *Job) finishSummaries(x *summary.Exchange) {
 	j.stop.finished = true
 	j.stop.mu.Unlock()
 	if !finished {
-		x.Finish(finishTimeout)
+		x.Finish(stopFinishTimeout)
+		if !x.Board().Settled(j.Process()) {
+			j.Logger().Warn("weir: a peer's final summary did not come after the stop; the checkpoint it stopped at may be newer than this process says", "waited", stopFinishTimeout)
+		}
 		j.closeNet()
 	}
 }

@@ -16,6 +16,11 @@ const summaryChannel = 0xFFFFFFFF
 // peers' final summaries.
 const finishTimeout = 10 * time.Second
 
+// stopFinishTimeout bounds it after a clean stop: a peer sends its final
+// summary once it has written the checkpoint parts its tasks handed it,
+// which with much state takes longer.
+const stopFinishTimeout = time.Minute
+
 // startSummaries starts the exchange of summaries with the job's other
 // processes.
 func (j *Job) startSummaries(nw transport.Network) {
