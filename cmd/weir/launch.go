@@ -48,7 +48,7 @@ on: their key groups and shares move to the others), until K take part.
 
   weir launch -n 3 -- run ysb --events 1000000 --out counts.csv
   weir launch -n 2 --slots 3 --join-after 5s -- run wordcount --in src --out counts.csv
-  weir launch -n 1 --slots 3 --elastic -- run wordcount --in src --out counts.csv --rate 4000 --cost 1ms --autoscale --partitioning hash`,
+  weir launch -n 1 --slots 3 --elastic -- run wordcount --input src --out counts.csv --rate 600 --cost 1ms --autoscale --partitioning hash`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n < 1 {
@@ -107,9 +107,10 @@ func launch(n int, args []string, st *launchStop, el elasticLaunch) error {
 		rand.Read(b)
 		secret = hex.EncodeToString(b)
 	}
+	slots := max(n, el.slots)
 	t := &procTable{exe: exe, args: args, peers: peers, secret: secret, n: n, el: el,
-		procs: make([]*exec.Cmd, max(n, el.slots)), ended: make([]atomic.Bool, max(n, el.slots)),
-		exits: make(chan procExit, 4*max(n, el.slots))}
+		procs: make([]*exec.Cmd, slots), leaving: make([]bool, slots), ended: make([]atomic.Bool, slots),
+		exits: make(chan procExit, 4*slots)}
 	if el.scale {
 		t.needs = make(chan need, 16)
 	}

@@ -108,9 +108,6 @@ func (t *procTable) start(i int) error {
 	}
 	t.mu.Lock()
 	t.procs[i] = c
-	if t.leaving == nil {
-		t.leaving = make([]bool, len(t.procs))
-	}
 	t.leaving[i] = false
 	t.ended[i].Store(false)
 	t.running++

@@ -286,12 +286,11 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, r Round) error {
 				out.Hot, s.hot = s.hot, nil
 			}
 			out.Wanted = s.wanted(ops, b.Capped)
-			// More processes are needed once the instances of those
-			// taking part are all in use (the decider agreed on them),
-			// and still too few.
-			// Fewer would do only once a scale-down has taken force
-			// (a process that left before would take key groups with
-			// it that the rescale moves anyway).
+			// More processes are needed once the decider holds every
+			// instance of those taking part, and still too few. Fewer
+			// would do only once a scale-down the decider decided among
+			// them has taken force (a process that left before would
+			// take key groups with it that the rescale moves anyway).
 			n := out.To
 			if changed {
 				n = max(out.From, out.To)
@@ -301,8 +300,6 @@ func (s *Sizer) size(out *Outcome, prev, cur metrics.JobStats, r Round) error {
 			}
 			out.Need = s.need(n)
 			if s.decided == 0 {
-				// Fewer processes would do only once the decider has
-				// decided so, among the processes taking part.
 				out.Need = max(out.Need, len(r.Frozen))
 			}
 			out.Loads = s.loads(cur)

@@ -283,9 +283,9 @@ const sayAgain = 5
 // procs run (their instances are spread over the processes in equal
 // blocks), at least one (0 would be no bound).
 func (a *autoscaler) capacity(procs []int) int {
-	n, total := 0, a.j.Processes()
+	n, pl := 0, placement{procs: a.j.Processes()}
 	for inst := range a.planned {
-		if slices.Contains(procs, inst*total/a.planned) {
+		if slices.Contains(procs, pl.proc(inst, a.planned)) {
 			n++
 		}
 	}
@@ -336,20 +336,6 @@ func (j *Job) present() []int {
 	var out []int
 	for q := range j.Processes() {
 		if j.slots.present(q) {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
-// takingPart is the processes taking part in the job now: present and
-// not leaving, in order.
-func (j *Job) takingPart() []int {
-	j.rescale.mu.Lock()
-	defer j.rescale.mu.Unlock()
-	var out []int
-	for q := range j.Processes() {
-		if j.slots.present(q) && j.rescale.leave.from[q] == 0 {
 			out = append(out, q)
 		}
 	}

@@ -95,8 +95,9 @@ type ckptService struct {
 // reports and ends among it, and carries out the remaining actions
 // before it returns: a job whose tasks end has its last parts written
 // and completed when Run returns, and a stopped job has them written
-// before its final summary says which checkpoint is complete (served). A failed write or store check, and an
-// error of a commit or prune, fail the job.
+// before its final summary says which checkpoint is complete (served).
+// A failed write or store check, and an error of a commit or prune,
+// fail the job.
 func (c *coordinator) serve(done <-chan struct{}) error {
 	defer close(c.served)
 	m, err := coord.New(coord.Config{Self: c.self, Processes: c.procs, Every: c.every, Keep: c.keep,
