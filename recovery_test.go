@@ -138,7 +138,7 @@ func lateCount(j *weir.Job, in []rec, crashAt int) *weir.Collect[weir.WindowResu
 
 func TestRecoveryLateAfterRestore(t *testing.T) {
 	in := lateInput()
-	for _, strategy := range []string{"hash", "roundrobin"} {
+	for _, strategy := range []string{"hash", "roundrobin", "prompt", "pkg"} {
 		for _, workers := range []int{1, 2, 4} {
 			desc := fmt.Sprintf("%s workers %d", strategy, workers)
 			opts := func(dir string) []weir.JobOption {
@@ -193,7 +193,7 @@ type skey struct {
 func TestRecoveryStructKeyMicro(t *testing.T) {
 	phase, dir, strategy := os.Getenv("WEIR_RECOVERY_PHASE"), os.Getenv("WEIR_RECOVERY_DIR"), os.Getenv("WEIR_RECOVERY_STRATEGY")
 	if phase == "" {
-		for _, strategy := range []string{"hash", "roundrobin"} {
+		for _, strategy := range []string{"hash", "roundrobin", "prompt", "pkg"} {
 			dir := t.TempDir()
 			for _, ph := range []string{"1", "2"} {
 				cmd := exec.Command(os.Args[0], "-test.run=TestRecoveryStructKeyMicro$", "-test.v")

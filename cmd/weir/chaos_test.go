@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,9 +21,15 @@ import (
 // returns launch's stderr.
 func chaos(t *testing.T, kills int, gap time.Duration, args ...string) string {
 	t.Helper()
+	return chaosN(t, 3, kills, gap, args...)
+}
+
+// chaosN is chaos over procs processes.
+func chaosN(t *testing.T, procs, kills int, gap time.Duration, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, weirBin, append([]string{"launch", "-n", "3", "--restart", "30", "--"}, args...)...)
+	cmd := exec.CommandContext(ctx, weirBin, append([]string{"launch", "-n", strconv.Itoa(procs), "--restart", "30", "--"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +67,7 @@ func chaos(t *testing.T, kills int, gap time.Duration, args ...string) string {
 		case <-time.After(gap):
 		}
 		mu.Lock()
-		pid := pids[r.IntN(3)]
+		pid := pids[r.IntN(procs)]
 		mu.Unlock()
 		if pid != 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
 			killed++
@@ -118,4 +125,31 @@ func TestChaosYSB(t *testing.T) {
 		writeCampaigns(t, campaigns, camp)
 		return []string{"run", "ysb", "--events", events, "--campaigns", campaigns, "--out", out, "--rate", "10000"}, out, ysbCSV(t, evs, camp)
 	})
+}
+
+// The micro-batch strategies in one process with two workers and a
+// checkpoint every second survive three SIGKILLs: the word count equals
+// the reference.
+func TestChaosMicroBatch(t *testing.T) {
+	var text strings.Builder
+	for i := range 60_000 {
+		fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
+	}
+	want := wordcountCSV(text.String())
+	for _, strategy := range []string{"prompt", "pkg"} {
+		t.Run(strategy, func(t *testing.T) {
+			dir := t.TempDir()
+			in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "words.csv")
+			writeFile(t, in, text.String())
+			log := chaosN(t, 1, 3, 1500*time.Millisecond, "run", "wordcount", "--input", in, "--out", out, "--rate", "8000",
+				"--partitioning", strategy, "--workers", "2", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"),
+				"--checkpoint-interval", "1s")
+			if got := readFile(t, out); got != want {
+				t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+			}
+			if !strings.Contains(log, "restoring checkpoint") {
+				t.Errorf("no run restored a checkpoint:\n%s", log)
+			}
+		})
+	}
 }

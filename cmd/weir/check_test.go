@@ -47,10 +47,10 @@ func TestParseCount(t *testing.T) {
 
 func TestMessage(t *testing.T) {
 	for in, want := range map[string]string{
-		"weir: weir: count: partitioning prompt runs without checkpoints": "count: partitioning prompt runs without checkpoints",
-		"weir: lines#0: file: file: open x: no such file":                 "lines#0: file: open x: no such file",
-		"--workers 0: must be at least 1":                                 "--workers 0: must be at least 1",
-		"ysb: a.csv:1: want the header\nsecond line":                      "ysb: a.csv:1: want the header; second line",
+		"weir: weir: count: a key changed":                "count: a key changed",
+		"weir: lines#0: file: file: open x: no such file": "lines#0: file: open x: no such file",
+		"--workers 0: must be at least 1":                 "--workers 0: must be at least 1",
+		"ysb: a.csv:1: want the header\nsecond line":      "ysb: a.csv:1: want the header; second line",
 		"x: 1: 1: y": "x: 1: 1: y",
 	} {
 		if got := message(errors.New(in)); got != want {

@@ -103,6 +103,6 @@ func TestOnePrefix(t *testing.T) {
 	text := filepath.Join(dir, "text.txt")
 	writeFile(t, text, "a b\n")
 	out, ckpt := filepath.Join(dir, "out.csv"), filepath.Join(dir, "ckpt")
-	refused(t, []string{"run", "wordcount", "--input", text, "--out", out, "--partitioning", "prompt", "--checkpoint-dir", ckpt},
-		[]string{out}, "weir: count: partitioning prompt runs without checkpoints")
+	refused(t, []string{"run", "wordcount", "--input", text, "--out", out, "--checkpoint-dir", ckpt, "--from-checkpoint", filepath.Join(ckpt, "chk-5")},
+		[]string{out}, "weir: cannot start from checkpoint "+filepath.Join(ckpt, "chk-5")+": it is not a complete checkpoint")
 }

@@ -248,11 +248,6 @@ const startedFromFile = "STARTED-FROM"
 // written one yet.
 func (j *Job) openCheckpoints(self, procs int) (*coordinator, error) {
 	cfg := j.Cfg.Ckpt
-	for _, s := range j.PartStats {
-		if st := s.Snapshot(); st.Strategy == partition.PKG.String() || st.Strategy == partition.Prompt.String() {
-			return nil, fmt.Errorf("weir: %s: partitioning %s runs without checkpoints; use hash or roundrobin", st.Operator, st.Strategy)
-		}
-	}
 	for _, n := range j.Nodes {
 		if n.UserState {
 			return nil, fmt.Errorf("weir: %s keeps state of its own, which checkpoints cannot save: declare it Stateless, or keep per-key state with Process", n.Name)

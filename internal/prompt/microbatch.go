@@ -58,7 +58,6 @@ type MicroShared[K comparable, T, A any] struct {
 	add      func(A, T) A
 	merge    func(A, A) A
 	key      func(T) K
-	hash     func(K) uint64
 	// rt routes what the reducers merged, and the records they do not
 	// take, to the owners of their key groups: the table in force from the
 	// epoch after the previous round (sched's, when the job's tables
@@ -154,10 +153,9 @@ type mpart[A any] struct {
 // processing, for the elastic task count.
 func NewMicroShared[K comparable, T, A any](j *dataflow.Graph, st *exchange.EdgeStats, strategy partition.Strategy, key func(T) K,
 	spec window.Spec, init func() A, add func(A, T) A, merge func(A, A) A, now func() time.Time) *MicroShared[K, T, A] {
-	h := exchange.KeyHasher[K](j.StableHash())
 	x := &MicroShared[K, T, A]{
 		strategy: strategy, spec: spec, init: init, add: add, merge: merge,
-		key: key, hash: h, stats: st, now: now,
+		key: key, stats: st, now: now,
 		index: state.NewTable[K, int32](0),
 	}
 	if strategy == partition.Prompt && j.Cfg.EpochRecords == 0 {
@@ -196,6 +194,7 @@ func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, sched *rou
 type microEx[K comparable, T, A any] struct {
 	x      *MicroShared[K, T, A]
 	i      int
+	hash   func(K) uint64        // its own: a stable hash may keep a buffer
 	raw    *exchange.KeyEx[K, T] // its outlets carry only markers
 	cur    *deposit[K, T]
 	table  *partition.Table // the table cur's records are routed by
@@ -207,8 +206,9 @@ type microEx[K comparable, T, A any] struct {
 func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.ExchangeCtx, j *dataflow.Graph) *microEx[K, T, A] {
 	x.wire(ctx.Senders, ctx.Routing, ctx.Schedule, ctx.Done)
 	e := &microEx[K, T, A]{
-		x: x,
-		i: ctx.Sender,
+		x:    x,
+		i:    ctx.Sender,
+		hash: exchange.KeyHasher[K](j.StableHash()),
 		// Following the schedule, its markers enter each epoch: a table
 		// taking force at an epoch a sender has entered is refused.
 		raw:    exchange.NewKeyEx(x.key, ctx.Routing, ctx.Outlets, 1, false).Follow(ctx.Schedule),
@@ -269,7 +269,7 @@ func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) {
 	d := e.cur
 	v := b.V[i]
 	k := e.x.key(v)
-	h := e.x.hash(k)
+	h := e.hash(k)
 	s := d.buf.Add(h, k)
 	var ts int64
 	if b.Ts != nil {
