@@ -174,19 +174,21 @@ func (e *KeyEx[K, T]) One(b *dataflow.Batch[T], i int) error {
 	if b.Ts != nil {
 		ts = b.Ts[i]
 	}
-	return e.send(e.hash(k), k, ts, v)
+	_, err := e.Send(e.hash(k), k, ts, v)
+	return err
 }
 
-// send appends a record whose key and hash are known to its owner's batch.
-func (e *KeyEx[K, T]) send(h uint64, k K, ts int64, v T) error {
+// Send appends a record whose key and hash are known to its owner's
+// batch and returns the owner.
+func (e *KeyEx[K, T]) Send(h uint64, k K, ts int64, v T) (int, error) {
 	t := e.owner(h)
 	e.countSent(t)
 	c := e.cur[t]
 	c.Recs = append(c.Recs, dataflow.Krec[K, T]{H: h, Ts: ts, K: k, V: v})
 	if len(c.Recs) >= e.size {
-		return e.Flush(int(t))
+		return t, e.Flush(t)
 	}
-	return nil
+	return t, nil
 }
 
 func (e *KeyEx[K, T]) Flush(t int) error {

@@ -62,7 +62,19 @@ type Planner struct {
 // (a counting sort on the counts; no comparison sort). blocks and
 // reducers are at least 1.
 func (p *Planner) Prompt(counts []int32, byCount []int32, blocks, reducers int) *Plan {
-	return p.prompt(counts, byCount, blocks, reducers)
+	return p.prompt(counts, byCount, nil, blocks, reducers)
+}
+
+// PromptOver plans the keys of counts as Prompt does, over blocks that
+// already hold base[b] records each (records of other keys that go to
+// block b's receiver as they are): the target of a block counts them,
+// every key of counts is taken as hot (spread over the blocks with the
+// most room, split when it does not fit), and BlockRecords includes base.
+func (p *Planner) PromptOver(counts, byCount []int32, base []int64, blocks, reducers int) *Plan {
+	if len(base) != blocks {
+		panic(fmt.Sprintf("partition: Prompt plan over %d blocks with %d base loads", blocks, len(base)))
+	}
+	return p.prompt(counts, byCount, base, blocks, reducers)
 }
 
 // Hash plans an epoch by key hash: every key whole, in block

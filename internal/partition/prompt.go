@@ -43,7 +43,7 @@ import (
 // sortByCount), O((H+F) log N) for phase 1 with H hot keys, O(D) for
 // phase 2, O(S log S + F log R + R log R) for the reducers with S split
 // keys.
-func (p *Planner) prompt(counts, byCount []int32, blocks, reducers int) *Plan {
+func (p *Planner) prompt(counts, byCount []int32, base []int64, blocks, reducers int) *Plan {
 	d := len(counts)
 	pl := p.begin(Prompt, d, blocks, reducers)
 	if d == 0 {
@@ -62,16 +62,22 @@ func (p *Planner) prompt(counts, byCount []int32, blocks, reducers int) *Plan {
 	} else if len(order) != d {
 		panic(fmt.Sprintf("partition: Prompt plan with %d counts and %d keys by count", d, len(order)))
 	}
-	e := epochShape{counts: counts, order: order, n: n, d: int64(d), target: (n + int64(blocks) - 1) / int64(blocks)}
-	// The hot keys are a prefix of the order.
-	for e.hotN < d && e.hot(counts[order[e.hotN]]) {
+	var rest int64
+	for _, b := range base {
+		rest += b
+	}
+	e := epochShape{counts: counts, order: order, n: n, d: int64(d), target: (n + rest + int64(blocks) - 1) / int64(blocks)}
+	// The hot keys are a prefix of the order (all of it over base loads).
+	for e.hotN < d && (base != nil || e.hot(counts[order[e.hotN]])) {
 		e.hotN++
 	}
 	p.where = resize(p.where, d)
 	p.nfrag = resize(p.nfrag, d)
 	load := pl.BlockRecords
+	copy(load, base)
 	if !p.spreadHot(e, load) {
 		clear(load)
+		copy(load, base)
 		p.packHot(e, load)
 	}
 	p.placeCold(e, load)
@@ -137,6 +143,9 @@ func (p *Planner) spreadHot(e epochShape, load []int64) bool {
 			}
 			b := h.pop()
 			take := min(rem, e.target-load[b])
+			if take <= 0 {
+				return false // blocks over T from their base loads alone
+			}
 			p.hot = append(p.hot, Frag{Block: b, Count: int32(take)})
 			load[b] += take
 			rem -= take
@@ -160,7 +169,7 @@ func (p *Planner) packHot(e epochShape, load []int64) {
 	for i, g := range e.order[:e.hotN] {
 		start := len(p.hot)
 		for rem := int64(e.counts[g]); rem > 0; {
-			if load[b] == e.target {
+			for load[b] >= e.target {
 				b++
 			}
 			take := min(rem, e.target-load[b])

@@ -483,3 +483,50 @@ func BenchmarkHashPlan(b *testing.B) {
 		p.Hash(counts, hashes, 64, 64)
 	}
 }
+
+// Over base loads (the records of cold keys, which go to their owners as
+// they are), every key is spread: a block takes no fragment that would
+// bring it above the target T = ceil((records + base)/blocks), a block
+// over T from its base alone takes nothing. (The rooms the base loads
+// leave are uneven, so a key may take more than ceil(count/T)+1
+// fragments.)
+func TestPromptOverProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	var p Planner
+	for i, c := range randomPlanCases(rng, 600) {
+		var n int64
+		for _, x := range c.counts {
+			n += int64(x)
+		}
+		base := make([]int64, c.blocks)
+		var rest int64
+		for b := range base {
+			switch i % 3 {
+			case 0: // even
+				base[b] = n / int64(c.blocks)
+			case 1: // one owner gets much
+				if b == 0 {
+					base[b] = 3 * n
+				}
+			default:
+				base[b] = rng.Int64N(1 + 2*n/int64(c.blocks))
+			}
+			rest += base[b]
+		}
+		pl := p.PromptOver(c.counts, nil, base, c.blocks, c.reducers)
+		got := clonePlan(pl)
+		for b := range got.BlockRecords {
+			got.BlockRecords[b] -= base[b]
+		}
+		checkPlanShape(t, c, &got, Prompt)
+		target := (n + rest + int64(c.blocks) - 1) / int64(c.blocks)
+		for b, l := range pl.BlockRecords {
+			if l > max(target, base[b]) {
+				t.Fatalf("%v, base %v: block %d holds %d; want at most T %d or its base", c, base, b, l, target)
+			}
+			if base[b] >= target && l != base[b] {
+				t.Fatalf("%v: block %d over T %d from its base %d took fragments", c, b, target, base[b])
+			}
+		}
+	}
+}

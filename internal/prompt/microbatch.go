@@ -98,6 +98,7 @@ type MicroShared[K comparable, T, A any] struct {
 	hashes    []uint64
 	counts    []int32
 	frags     [][]fragRange // per block (prompt)
+	base      []int64       // per task: records its receiver takes raw (prompt)
 	start     time.Time
 	finish    atomic.Int64 // unix nanos: the last receiver's end of the round
 	n         int64
@@ -117,6 +118,7 @@ type deposit[K comparable, T any] struct {
 	pkgBlock [][2]int32 // pkg: the blocks a slot's records chose
 	pkgCount [][2]int32 // and how many chose each
 	span     int        // pkg: the blocks its sender chose among
+	cold     []int64    // prompt: per receiver, the records its sender sent raw
 	through  progress.Epoch
 	final    bool
 	// The earliest and latest event time buffered, if timed.
@@ -195,7 +197,8 @@ type microEx[K comparable, T, A any] struct {
 	x      *MicroShared[K, T, A]
 	i      int
 	hash   func(K) uint64        // its own: a stable hash may keep a buffer
-	raw    *exchange.KeyEx[K, T] // its outlets carry only markers
+	hot    *exchange.HotKeys[K]  // prompt: the keys it deposits; the others go raw
+	raw    *exchange.KeyEx[K, T] // cold keys' records, and the markers
 	cur    *deposit[K, T]
 	table  *partition.Table // the table cur's records are routed by
 	pkg    *partition.TwoChoices
@@ -211,11 +214,13 @@ func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.Ex
 		hash: exchange.KeyHasher[K](j.StableHash()),
 		// Following the schedule, its markers enter each epoch: a table
 		// taking force at an epoch a sender has entered is refused.
-		raw:    exchange.NewKeyEx(x.key, ctx.Routing, ctx.Outlets, 1, false).Follow(ctx.Schedule),
+		raw:    exchange.NewKeyEx(x.key, ctx.Routing, ctx.Outlets, j.Cfg.BatchSize, ctx.Dist).Follow(ctx.Schedule),
 		timing: x.elastic != nil,
 	}
 	if x.strategy == partition.PKG {
 		e.pkg = partition.NewTwoChoices(len(ctx.Outlets))
+	} else {
+		e.hot = exchange.NewHotKeys[K](len(ctx.Outlets))
 	}
 	e.cur = e.newDeposit()
 	e.enter(ctx.Routing)
@@ -231,6 +236,9 @@ func (e *microEx[K, T, A]) enter(t *partition.Table) {
 	if e.pkg != nil {
 		e.pkg.Reset(e.cur.span)
 	}
+	if e.hot != nil {
+		e.hot.Tasks = max(e.cur.span, 1)
+	}
 }
 
 func (e *microEx[K, T, A]) newDeposit() *deposit[K, T] {
@@ -244,13 +252,18 @@ func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 	if e.timing {
 		t0 = e.x.now()
 	}
+	var err error
 	if b.Sel != nil {
 		for _, i := range b.Sel {
-			e.One(b, int(i))
+			if err = e.One(b, int(i)); err != nil {
+				break
+			}
 		}
 	} else {
 		for i := range b.V {
-			e.One(b, i)
+			if err = e.One(b, i); err != nil {
+				break
+			}
 		}
 	}
 	if e.timing {
@@ -262,18 +275,28 @@ func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 		// an overloaded round can put off past a policy interval's).
 		e.raw.Outlets[0].Handed(b.Len())
 	}
-	return nil
+	return err
 }
 
-func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) {
-	d := e.cur
+// One deposits record i of b, or sends it raw to its owner if its key is
+// cold.
+func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) error {
 	v := b.V[i]
 	k := e.x.key(v)
 	h := e.hash(k)
-	s := d.buf.Add(h, k)
 	var ts int64
 	if b.Ts != nil {
 		ts = b.Ts[i]
+	}
+	if hk := e.hot; hk != nil && !hk.Hot(h, k) {
+		hk.Sampled(h, k)
+		o, err := e.raw.Send(h, k, ts, v)
+		hk.Cold[o]++
+		return err
+	}
+	d := e.cur
+	s := d.buf.Add(h, k)
+	if b.Ts != nil {
 		if !d.timed {
 			d.timed, d.minTs, d.maxTs = true, ts, ts
 		}
@@ -298,6 +321,7 @@ func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) {
 			d.pkgCount[s][1]++
 		}
 	}
+	return nil
 }
 
 // Mark hands the epoch's deposit over and forwards the marker.
@@ -305,6 +329,11 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	x := e.x
 	d := e.cur
 	d.through, d.final = m.Epoch, m.Final
+	if hk := e.hot; hk != nil {
+		d.cold = append(d.cold[:0], hk.Cold...)
+		clear(hk.Cold)
+		hk.Roll()
+	}
 	var waitFrom time.Time
 	for {
 		x.mu.Lock()

@@ -159,7 +159,13 @@ func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
 			x.frags[j] = x.frags[j][:0]
 		}
 		if len(x.counts) > 0 {
-			x.plan = x.planner.Prompt(x.counts, byCount, x.tasks, x.tasks)
+			if base := x.coldBase(); base != nil {
+				// The senders deposited only their hot keys: spread them
+				// over what the cold keys' owners fold already.
+				x.plan = x.planner.PromptOver(x.counts, byCount, base, x.tasks, x.tasks)
+			} else {
+				x.plan = x.planner.Prompt(x.counts, byCount, x.tasks, x.tasks)
+			}
 			// The planner counts one partial per fragment; when the epoch
 			// spans several windows a fragment makes up to one per window.
 			if w := x.windowsSpanned(); w > 1 {
@@ -384,13 +390,23 @@ func (t *MicroTask[K, T, A]) reducer(g int32) int {
 // afterMap runs on the last map task to finish: it accounts the round and
 // gives the deposits back to their senders.
 func (x *MicroShared[K, T, A]) afterMap() {
-	if x.n > 0 {
+	if x.n > 0 || x.coldRecords() > 0 {
+		// A record sent raw is folded by its owner: map work. The
+		// reducers' load is the partials they merge.
 		mapLoad := make([]int64, x.tasks)
 		redLoad := make([]int64, x.tasks)
+		for _, d := range x.round {
+			for o, c := range d.cold {
+				if c > 0 {
+					mapLoad, redLoad = growTo(mapLoad, o+1), growTo(redLoad, o+1)
+					mapLoad[o] += c
+				}
+			}
+		}
 		var frags int64
 		for j, t := range x.tasksOut {
 			if j < x.tasks {
-				mapLoad[j] = t.folded
+				mapLoad[j] += t.folded
 			}
 			for r, o := range t.out {
 				if r < x.tasks {
@@ -400,7 +416,7 @@ func (x *MicroShared[K, T, A]) afterMap() {
 			}
 		}
 		split := int64(0)
-		if x.strategy == partition.Prompt {
+		if x.strategy == partition.Prompt && len(x.counts) > 0 {
 			split, frags = int64(x.plan.SplitKeys), int64(len(x.plan.Frags))
 		}
 		x.stats.AddRound(mapLoad, redLoad, split, frags, x.tasks)
@@ -420,6 +436,40 @@ func (x *MicroShared[K, T, A]) afterMap() {
 	x.mu.Unlock()
 	clear(x.round)
 	x.round = x.round[:0]
+}
+
+// growTo returns s with length at least n, zeros added.
+func growTo(s []int64, n int) []int64 {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	return s
+}
+
+// coldBase is the records the round's senders sent raw to each of the
+// round's tasks, or nil if they sent none.
+func (x *MicroShared[K, T, A]) coldBase() []int64 {
+	if x.coldRecords() == 0 {
+		return nil
+	}
+	x.base = growTo(x.base[:0], x.tasks)
+	clear(x.base)
+	for _, d := range x.round {
+		for o, c := range d.cold[:min(len(d.cold), x.tasks)] {
+			x.base[o] += c
+		}
+	}
+	return x.base
+}
+
+// coldRecords is how many records the round's senders sent raw.
+func (x *MicroShared[K, T, A]) coldRecords() (n int64) {
+	for _, d := range x.round {
+		for _, c := range d.cold {
+			n += c
+		}
+	}
+	return n
 }
 
 // reduceTask merges the partials for reducer t.i and hands them to their

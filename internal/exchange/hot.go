@@ -1,0 +1,123 @@
+package exchange
+
+import (
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/weirstream/weir/internal/partition"
+	"github.com/weirstream/weir/internal/state"
+)
+
+// HotKeys is one sender's split of an epoch's keys into hot and cold:
+// Prompt's frequency-aware view (a key is worth splitting over several
+// tasks only when it is frequent) at the cost of a probe into a small
+// table per record. The line is 1/(hotShare·Tasks) of the sender's
+// records of the epoch so far. Cold keys are counted on a sample of one
+// record in sampleEvery on average, and a key whose estimate reaches the line (once
+// the epoch has warmup records, and from minSamples samples) is hot from
+// its next record on. Hot keys
+// are counted exactly. At the epoch's end the next epoch starts with the
+// hot keys still above half the line (so that a key near it does not
+// flap) and the sampled keys above it; the others start cold again. An
+// epoch without records changes nothing. The keys kept across epochs are
+// few; string keys are cloned, so that they pin no input buffer.
+type HotKeys[K comparable] struct {
+	set, next *state.Table[K, int32] // hot key -> its records this epoch
+	samp      *partition.Buffer[K]
+	skip      int
+	rng       uint64 // xorshift state of the gaps between samples
+	seen      int    // records this epoch, hot and cold
+	// Tasks is how many tasks share the epoch's records (at least 1).
+	Tasks int
+	// Cold counts, per receiver, the cold records the sender sent it
+	// this epoch; the sender keeps it.
+	Cold []int64
+}
+
+const (
+	sampleEvery = 16
+	hotShare    = 16
+	minHot      = 2
+	minSamples  = 2
+	warmup      = 1024
+)
+
+// NewHotKeys returns a sender's split, with no hot key yet.
+func NewHotKeys[K comparable](receivers int) *HotKeys[K] {
+	return &HotKeys[K]{set: newKeySet[K](), next: newKeySet[K](), samp: partition.NewCountBuffer[K](false),
+		skip: sampleEvery, rng: 0x9e3779b97f4a7c15, Tasks: 1, Cold: make([]int64, receivers)}
+}
+
+// newKeySet is a table of keys that outlives epochs: string keys are
+// cloned, so that it does not pin the input buffers they point into.
+func newKeySet[K comparable]() *state.Table[K, int32] {
+	t := state.NewTable[K, int32](0)
+	if reflect.TypeFor[K]().Kind() == reflect.String {
+		t.CloneKeys(func(k K) K {
+			s := strings.Clone(*(*string)(unsafe.Pointer(&k)))
+			return *(*K)(unsafe.Pointer(&s))
+		})
+	}
+	return t
+}
+
+// Hot counts a record of key k (hashed h) and says whether k is hot. The
+// caller passes a cold record to Sampled.
+func (hk *HotKeys[K]) Hot(h uint64, k K) bool {
+	hk.seen++
+	if hk.set.Len() == 0 {
+		return false
+	}
+	if n := hk.set.Get(h, k); n != nil {
+		*n++
+		return true
+	}
+	return false
+}
+
+// line is the records of the epoch so far a key needs to be hot.
+func (hk *HotKeys[K]) line() int {
+	return max(minHot, hk.seen/(max(hk.Tasks, 1)*hotShare))
+}
+
+// Sampled counts a cold record of key k, one in sampleEvery, and makes k
+// hot once its estimate reaches the line.
+func (hk *HotKeys[K]) Sampled(h uint64, k K) {
+	if hk.skip--; hk.skip > 0 {
+		return
+	}
+	// The gaps are random, 1 to 2·sampleEvery-1 records, so that input
+	// with a period does not hide a key from the sample.
+	hk.rng ^= hk.rng << 13
+	hk.rng ^= hk.rng >> 7
+	hk.rng ^= hk.rng << 17
+	hk.skip = 1 + int(hk.rng%(2*sampleEvery-1))
+	s := hk.samp.Add(h, k)
+	if c := int(hk.samp.Count(s)); c >= minSamples && hk.seen >= warmup && sampleEvery*c >= hk.line() {
+		hk.set.Upsert(h, k)
+	}
+}
+
+// Roll ends the epoch.
+func (hk *HotKeys[K]) Roll() {
+	if hk.seen == 0 {
+		return
+	}
+	line := hk.line()
+	hk.set.Range(func(h uint64, k K, n *int32) bool {
+		if 2*int(*n) >= line {
+			hk.next.Upsert(h, k)
+		}
+		return true
+	})
+	for s := range int32(hk.samp.Keys()) {
+		if sampleEvery*int(hk.samp.Count(s)) >= line {
+			hk.next.Upsert(hk.samp.Hash(s), hk.samp.Key(s))
+		}
+	}
+	hk.samp.Reset()
+	hk.set, hk.next = hk.next, hk.set
+	hk.next.Clear()
+	hk.seen = 0
+}
