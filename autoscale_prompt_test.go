@@ -2,6 +2,7 @@ package weir_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -35,11 +36,23 @@ func windowTook(j *weir.Job) int64 {
 	return took
 }
 
+// hotInput is n records of three keys, 16 a millisecond of event time,
+// and the count of each key's 50 ms windows.
+func hotInput(n int) (in []rec, want map[string]int64) {
+	in, want = make([]rec, n), map[string]int64{}
+	for i := range in {
+		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", i%3), TS: int64(i) / 16}
+		want[fmt.Sprintf("%s@%d", in[i].Key, in[i].TS/50*50)]++
+	}
+	return in, want
+}
+
 // Prompt's task count follows the load within the instances the routing
 // gives key groups to: overloaded on two instances of four, its rounds
-// never take more than two tasks.
+// never take more than two tasks. (The rounds carry the hot keys: three
+// keys are all hot.)
 func TestPromptTasksWithinInstances(t *testing.T) {
-	in, want, _ := liveInput(3000)
+	in, want := hotInput(3000)
 	j := weir.NewJob("tasks", weir.Workers(4), weir.ActiveInstances(2), weir.BatchInterval(20*time.Millisecond), weir.Partitioning("prompt"))
 	out := slowCount(j, in, 6000, 300*time.Microsecond)
 	if err := j.Run(context.Background()); err != nil {
@@ -81,5 +94,41 @@ func TestAutoscalePrompt(t *testing.T) {
 	}
 	if took := windowTook(j); took != int64(len(in)) {
 		t.Errorf("the window's instances took in %d records; want %d", took, len(in))
+	}
+}
+
+// Under prompt every record counts once as the source's output and once
+// as the window's input, whether it was deposited for a round (a hot key)
+// or sent raw to its owner (a cold key): DS2 reads rates from these.
+func TestPromptRecordsCountedOnce(t *testing.T) {
+	in := make([]rec, 40000)
+	for i := range in {
+		k := fmt.Sprintf("k%d", i%5000)
+		if i%2 == 0 {
+			k = "hot"
+		}
+		in[i] = rec{ID: i, Key: k, TS: int64(i) / 16}
+	}
+	j := weir.NewJob("once", weir.Workers(2), weir.EpochRecords(2000), weir.Partitioning("prompt"))
+	s := weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 100})
+	weir.Sink(weir.Count(weir.Window(weir.KeyBy(s, func(r rec) string { return r.Key }), weir.Global(),
+		weir.WindowOptions(weir.Name("count")))), &weir.Collect[weir.WindowResult[string, int64]]{})
+	if err := j.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var out int64
+	for _, s := range j.Stats().Instances() {
+		if s.Operator == "src" {
+			out += s.RecordsOut
+		}
+	}
+	if out != int64(len(in)) {
+		t.Errorf("the source's instances sent %d records; want %d", out, len(in))
+	}
+	if took := windowTook(j); took != int64(len(in)) {
+		t.Errorf("the window's instances took in %d records; want %d", took, len(in))
+	}
+	if ps := j.PartitionStats(); len(ps) != 1 || ps[0].SplitKeys == 0 {
+		t.Errorf("partition figures %+v; want the hot key split", ps)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/state"
 )
 
@@ -13,10 +12,9 @@ import (
 // Prompt's frequency-aware view (a key is worth splitting over several
 // tasks only when it is frequent) at the cost of a probe into a small
 // table per record. The line is 1/(hotShare·Tasks) of the sender's
-// records of the epoch so far. Cold keys are counted on a sample of one
-// record in sampleEvery on average, and a key whose estimate reaches the line (once
-// the epoch has warmup records, and from minSamples samples) is hot from
-// its next record on. Hot keys
+// records of the epoch so far. Cold keys are counted exactly for the
+// epoch's first warmup records, then on a sample (Sampled); a key whose
+// estimate reaches the line is hot from its next record on. Hot keys
 // are counted exactly. At the epoch's end the next epoch starts with the
 // hot keys still above half the line (so that a key near it does not
 // flap) and the sampled keys above it; the others start cold again. An
@@ -24,7 +22,7 @@ import (
 // few; string keys are cloned, so that they pin no input buffer.
 type HotKeys[K comparable] struct {
 	set, next *state.Table[K, int32] // hot key -> its records this epoch
-	samp      *partition.Buffer[K]
+	est       *state.Table[K, int32] // cold key -> its estimated records this epoch
 	skip      int
 	rng       uint64 // xorshift state of the gaps between samples
 	seen      int    // records this epoch, hot and cold
@@ -39,13 +37,13 @@ const (
 	sampleEvery = 16
 	hotShare    = 16
 	minHot      = 2
-	minSamples  = 2
+	minCount    = 4
 	warmup      = 1024
 )
 
 // NewHotKeys returns a sender's split, with no hot key yet.
 func NewHotKeys[K comparable](receivers int) *HotKeys[K] {
-	return &HotKeys[K]{set: newKeySet[K](), next: newKeySet[K](), samp: partition.NewCountBuffer[K](false),
+	return &HotKeys[K]{set: newKeySet[K](), next: newKeySet[K](), est: state.NewTable[K, int32](0),
 		skip: sampleEvery, rng: 0x9e3779b97f4a7c15, Tasks: 1, Cold: make([]int64, receivers)}
 }
 
@@ -81,9 +79,18 @@ func (hk *HotKeys[K]) line() int {
 	return max(minHot, hk.seen/(max(hk.Tasks, 1)*hotShare))
 }
 
-// Sampled counts a cold record of key k, one in sampleEvery, and makes k
-// hot once its estimate reaches the line.
+// Sampled counts a cold record of key k (hashed h): every one of the
+// epoch's first warmup records, then one in sampleEvery on average,
+// weighing sampleEvery. A key whose estimate reaches the line (and at
+// least minCount records, or two samples) is hot from its next record on.
 func (hk *HotKeys[K]) Sampled(h uint64, k K) {
+	if hk.seen <= warmup {
+		e := hk.est.Upsert(h, k)
+		if *e++; int(*e) >= max(hk.line(), minCount) {
+			hk.set.Upsert(h, k)
+		}
+		return
+	}
 	if hk.skip--; hk.skip > 0 {
 		return
 	}
@@ -93,8 +100,9 @@ func (hk *HotKeys[K]) Sampled(h uint64, k K) {
 	hk.rng ^= hk.rng >> 7
 	hk.rng ^= hk.rng << 17
 	hk.skip = 1 + int(hk.rng%(2*sampleEvery-1))
-	s := hk.samp.Add(h, k)
-	if c := int(hk.samp.Count(s)); c >= minSamples && hk.seen >= warmup && sampleEvery*c >= hk.line() {
+	e := hk.est.Upsert(h, k)
+	*e += sampleEvery
+	if int(*e) >= max(hk.line(), 2*sampleEvery) {
 		hk.set.Upsert(h, k)
 	}
 }
@@ -111,12 +119,13 @@ func (hk *HotKeys[K]) Roll() {
 		}
 		return true
 	})
-	for s := range int32(hk.samp.Keys()) {
-		if sampleEvery*int(hk.samp.Count(s)) >= line {
-			hk.next.Upsert(hk.samp.Hash(s), hk.samp.Key(s))
+	hk.est.Range(func(h uint64, k K, n *int32) bool {
+		if int(*n) >= line {
+			hk.next.Upsert(h, k)
 		}
-	}
-	hk.samp.Reset()
+		return true
+	})
+	hk.est.Clear()
 	hk.set, hk.next = hk.next, hk.set
 	hk.next.Clear()
 	hk.seen = 0

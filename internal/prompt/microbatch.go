@@ -19,6 +19,9 @@ import (
 // prompt and pkg strategies: each epoch is one micro-batch, as in Prompt
 // (Abdelhamid et al., SIGMOD 2020).
 //
+//  0. Hot and cold (prompt). A sender deposits only the records of keys
+//     frequent enough to split (exchange.HotKeys); the others go raw to
+//     the owners of their key groups, which fold them as under hash.
 //  1. Buffer. Each sender (microEx) keeps the epoch's records in a
 //     deposit: a frequency-aware partition.Buffer (key -> slot, counts)
 //     and the records grouped by slot (partition.Grouped). At the epoch's
@@ -204,6 +207,7 @@ type microEx[K comparable, T, A any] struct {
 	pkg    *partition.TwoChoices
 	busy   time.Duration
 	timing bool
+	rawN   int64 // records sent raw, ever
 }
 
 func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.ExchangeCtx, j *dataflow.Graph) *microEx[K, T, A] {
@@ -253,6 +257,7 @@ func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 		t0 = e.x.now()
 	}
 	var err error
+	raw := e.rawN
 	if b.Sel != nil {
 		for _, i := range b.Sel {
 			if err = e.One(b, int(i)); err != nil {
@@ -272,8 +277,9 @@ func (e *microEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 	if len(e.raw.Outlets) > 0 {
 		// The sender's figures count them sent as they are deposited,
 		// with the records its chain read (not at the epoch's end, which
-		// an overloaded round can put off past a policy interval's).
-		e.raw.Outlets[0].Handed(b.Len())
+		// an overloaded round can put off past a policy interval's); the
+		// batches of records sent raw count themselves.
+		e.raw.Outlets[0].Handed(b.Len() - int(e.rawN-raw))
 	}
 	return err
 }
@@ -292,6 +298,7 @@ func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) error {
 		hk.Sampled(h, k)
 		o, err := e.raw.Send(h, k, ts, v)
 		hk.Cold[o]++
+		e.rawN++
 		return err
 	}
 	d := e.cur

@@ -398,7 +398,7 @@ func (x *MicroShared[K, T, A]) afterMap() {
 		for _, d := range x.round {
 			for o, c := range d.cold {
 				if c > 0 {
-					mapLoad, redLoad = growTo(mapLoad, o+1), growTo(redLoad, o+1)
+					mapLoad = growTo(mapLoad, o+1)
 					mapLoad[o] += c
 				}
 			}
