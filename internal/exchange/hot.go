@@ -1,12 +1,6 @@
 package exchange
 
-import (
-	"reflect"
-	"strings"
-	"unsafe"
-
-	"github.com/weirstream/weir/internal/state"
-)
+import "github.com/weirstream/weir/internal/state"
 
 // HotKeys is one sender's split of an epoch's keys into hot and cold:
 // Prompt's frequency-aware view (a key is worth splitting over several
@@ -43,21 +37,8 @@ const (
 
 // NewHotKeys returns a sender's split, with no hot key yet.
 func NewHotKeys[K comparable](receivers int) *HotKeys[K] {
-	return &HotKeys[K]{set: newKeySet[K](), next: newKeySet[K](), est: state.NewTable[K, int32](0),
+	return &HotKeys[K]{set: state.NewLongTable[K, int32](), next: state.NewLongTable[K, int32](), est: state.NewTable[K, int32](0),
 		skip: sampleEvery, rng: 0x9e3779b97f4a7c15, Tasks: 1, Cold: make([]int64, receivers)}
-}
-
-// newKeySet is a table of keys that outlives epochs: string keys are
-// cloned, so that it does not pin the input buffers they point into.
-func newKeySet[K comparable]() *state.Table[K, int32] {
-	t := state.NewTable[K, int32](0)
-	if reflect.TypeFor[K]().Kind() == reflect.String {
-		t.CloneKeys(func(k K) K {
-			s := strings.Clone(*(*string)(unsafe.Pointer(&k)))
-			return *(*K)(unsafe.Pointer(&s))
-		})
-	}
-	return t
 }
 
 // Hot counts a record of key k (hashed h) and says whether k is hot. The

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"strings"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
@@ -306,16 +304,7 @@ func (w *windowTask[K, T, A, R]) Mark(m progress.Marker) error {
 // buffers, which long-lived state must not pin.
 type keyedTable[K comparable, V any] = state.Table[K, V]
 
-func newKeyedTable[K comparable, V any]() *state.Table[K, V] {
-	t := state.NewTable[K, V](0)
-	if reflect.TypeFor[K]().Kind() == reflect.String {
-		t.CloneKeys(func(k K) K {
-			s := strings.Clone(*(*string)(unsafe.Pointer(&k)))
-			return *(*K)(unsafe.Pointer(&s))
-		})
-	}
-	return t
-}
+func newKeyedTable[K comparable, V any]() *state.Table[K, V] { return state.NewLongTable[K, V]() }
 
 // checkAggregate fails an aggregation that cannot run, and gives agg a
 // Result if it has none and its accumulator is the result.

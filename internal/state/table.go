@@ -1,5 +1,11 @@
 package state
 
+import (
+	"reflect"
+	"strings"
+	"unsafe"
+)
+
 // Table is an open-addressing hash table (linear probing) keyed by K, with
 // the 64-bit hash of each key supplied by the caller.
 type Table[K comparable, V any] struct {
@@ -13,6 +19,21 @@ type Table[K comparable, V any] struct {
 // key, so that a key which shares memory with a large buffer (a substring
 // of an input chunk, say) does not keep that buffer alive.
 func (t *Table[K, V]) CloneKeys(clone func(K) K) { t.clone = clone }
+
+// NewLongTable returns a table for entries that outlive the records they
+// came from: string keys are cloned when first stored, since records
+// often hold substrings of large input buffers, which the table must not
+// pin.
+func NewLongTable[K comparable, V any]() *Table[K, V] {
+	t := NewTable[K, V](0)
+	if reflect.TypeFor[K]().Kind() == reflect.String {
+		t.CloneKeys(func(k K) K {
+			s := strings.Clone(*(*string)(unsafe.Pointer(&k)))
+			return *(*K)(unsafe.Pointer(&s))
+		})
+	}
+	return t
+}
 
 type slot[K comparable, V any] struct {
 	hash uint64 // 0 marks an empty slot; real hashes of 0 are stored as 1
