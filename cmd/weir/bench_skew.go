@@ -33,11 +33,12 @@ func benchSkewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "skew",
 		Short: "A keyed count over skewed keys, by partitioning strategy; prints one JSON object",
-		Long: `Generates --events records with Zipf (--s) or uniform keys in memory (not
-timed), then runs the count per key and one-second window over them --runs
+		Long: `Generates --events records with Zipf (--s) or uniform keys, or with the
+words of the *.go files under --text-dir in their order (--dist text), in
+memory (not timed), then runs the count per key and one-second window over them --runs
 times and reports the median run, with the partitioning figures of the
 count. GOMAXPROCS is set to --workers unless --procs says otherwise. With
---partitioning all it runs every strategy, interleaved, and reports each
+--partitioning all it runs every strategy and auto, interleaved, and reports each
 one's medians and its throughput relative to hash. Every run's output is
 checked against a plain computation.
 
@@ -69,7 +70,7 @@ An epoch takes its slowest map task plus its slowest reducer.`,
 	f.jf.register(fs)
 	fs.Lookup("interval").DefValue = "100ms"
 	f.jf.interval = 100 * time.Millisecond
-	fs.StringVar(&f.data.Dist, "dist", "zipf", "key distribution: zipf or uniform (or text, with --simulate)")
+	fs.StringVar(&f.data.Dist, "dist", "zipf", "key distribution: zipf, uniform or text (the words of the *.go files under --text-dir)")
 	fs.Float64Var(&f.data.S, "s", 1.5, "Zipf exponent (> 0)")
 	fs.IntVar(&f.data.Keys, "keys", 100_000, "number of distinct keys")
 	fs.IntVar(&f.data.Events, "events", 5_000_000, "number of records")
@@ -83,7 +84,7 @@ An epoch takes its slowest map task plus its slowest reducer.`,
 	fs.IntVar(&f.sim.Partitions, "partitions", 0, "(--simulate) map blocks and reducers (default: --workers)")
 	fs.IntVar(&f.sim.Epochs, "epochs", 5, "(--simulate) number of epochs")
 	fs.IntVar(&f.sim.EpochRecords, "epoch-size", 200_000, "(--simulate) records per epoch")
-	fs.StringVar(&f.textDir, "text-dir", "", "(--simulate --dist text) directory of *.go files (default: the Go source tree)")
+	fs.StringVar(&f.textDir, "text-dir", "", "(--dist text) directory of *.go files (default: the Go source tree)")
 	c := skew.DefaultSimCost
 	fs.Float64Var(&f.sim.Cost.Fold, "fold-ns", c.Fold, "(--simulate) cost of folding one record, ns")
 	fs.Float64Var(&f.sim.Cost.PerKey, "key-ns", c.PerKey, "(--simulate) cost of one distinct key in a block or reducer, ns")
@@ -101,15 +102,12 @@ func (f *skewFlags) strategies() []string {
 	for _, s := range partition.Strategies() {
 		out = append(out, s.String())
 	}
-	return out
+	return append(out, "auto")
 }
 
 func (f *skewFlags) runBench(cmd *cobra.Command) error {
 	if f.data.Events <= 0 {
 		return fmt.Errorf("--events must be positive")
-	}
-	if f.data.Dist == "text" {
-		return fmt.Errorf("--dist text needs --simulate")
 	}
 	if f.rate > 0 && f.data.Dist != "zipf" {
 		return fmt.Errorf("--rate needs --dist zipf")
@@ -119,7 +117,7 @@ func (f *skewFlags) runBench(cmd *cobra.Command) error {
 		procs = max(1, f.jf.workers)
 	}
 	runtime.GOMAXPROCS(procs)
-	recs, err := skew.Generate(f.data)
+	recs, text, err := f.records()
 	if err != nil {
 		return err
 	}
@@ -183,8 +181,11 @@ func (f *skewFlags) runBench(cmd *cobra.Command) error {
 		"runs":       max(1, f.runs),
 		"checked":    true,
 	}
-	if f.data.Dist == "zipf" {
+	switch f.data.Dist {
+	case "zipf":
 		out["s"] = f.data.S
+	case "text":
+		out["text_dir"], out["keys"] = text.dir, text.keys
 	}
 	if len(strategies) == 1 {
 		for k, v := range figs[strategies[0]].medians() {
@@ -262,6 +263,41 @@ func toFloat(v any) float64 {
 // partitionFigures returns the partitioning figures of the job's first
 // keyed aggregation, or the requested strategy with zero figures if the
 // job reports none.
+// textInput describes the keys of --dist text.
+type textInput struct {
+	dir  string
+	keys int
+}
+
+// records generates the bench's input: --dist text takes the times of a
+// Zipf input and, as keys, the words of the *.go files under --text-dir
+// in their order, from the start again when they run out.
+func (f *skewFlags) records() ([]skew.Record, textInput, error) {
+	if f.data.Dist != "text" {
+		recs, err := skew.Generate(f.data)
+		return recs, textInput{}, err
+	}
+	var t textInput
+	if t.dir = f.textDir; t.dir == "" {
+		var err error
+		if t.dir, err = skew.GoSourceDir(); err != nil {
+			return nil, t, err
+		}
+	}
+	words, err := skew.GoWords(t.dir, f.data.Events)
+	if err != nil {
+		return nil, t, err
+	}
+	c := f.data
+	c.Dist = "zipf"
+	recs, err := skew.Generate(c)
+	if err != nil {
+		return nil, t, err
+	}
+	t.keys = skew.WordKeys(recs, words)
+	return recs, t, nil
+}
+
 func partitionFigures(job *weir.Job, requested string) map[string]any {
 	st := weir.PartitionStats{Strategy: requested}
 	if all := job.PartitionStats(); len(all) > 0 {

@@ -66,7 +66,7 @@ func checkPartitionFigures(t *testing.T, m map[string]any, strategy string) {
 
 func TestBenchSkew(t *testing.T) {
 	args := []string{"bench", "skew", "--events", "150000", "--keys", "5000", "--s", "1.5", "--workers", "2", "--event-rate", "50000"}
-	for _, s := range allStrategies {
+	for _, s := range append(slices.Clone(allStrategies), "auto") {
 		t.Run(s, func(t *testing.T) {
 			m := oneJSON(t, mustSucceed(t, append(args, "--partitioning", s)...).stdout)
 			if v := number(t, m, "events"); v != 150_000 {
@@ -91,10 +91,11 @@ func TestBenchSkew(t *testing.T) {
 		m := oneJSON(t, mustSucceed(t, append(args, "--partitioning", "all", "--runs", "2", "--dist", "uniform")...).stdout)
 		per, _ := m["strategies"].(map[string]any)
 		ratios, _ := m["ratio_to_hash"].(map[string]any)
-		if len(per) != len(allStrategies) || len(ratios) != len(allStrategies) {
-			t.Fatalf("strategies = %v, ratio_to_hash = %v; want one entry per strategy", m["strategies"], m["ratio_to_hash"])
+		withAuto := append(slices.Clone(allStrategies), "auto")
+		if len(per) != len(withAuto) || len(ratios) != len(withAuto) {
+			t.Fatalf("strategies = %v, ratio_to_hash = %v; want one entry per strategy and auto", m["strategies"], m["ratio_to_hash"])
 		}
-		for _, s := range allStrategies {
+		for _, s := range withAuto {
 			fig, _ := per[s].(map[string]any)
 			checkPartitionFigures(t, fig, s)
 			if v := number(t, fig, "events_per_s"); v <= 0 {
@@ -119,6 +120,22 @@ func TestBenchSkewRate(t *testing.T) {
 		t.Errorf("checked = %v", m["checked"])
 	}
 	mustFail(t, []string{"bench", "skew", "--events", "1000", "--rate", "1000", "--dist", "uniform"}, "--rate needs --dist zipf")
+}
+
+// TestBenchSkewText runs the live bench over the words of a source tree:
+// its keys are the distinct words, and the output is checked against the
+// plain count.
+func TestBenchSkewText(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.go"), strings.Repeat("package a\n\nfunc f() error {\n\treturn nil\n}\n", 50))
+	writeFile(t, filepath.Join(dir, "b.go"), "package b // only in b\n")
+	// The words: package a func f() error { return nil } b // only in
+	// b.go adds b, //, only, in.
+	m := oneJSON(t, mustSucceed(t, "bench", "skew", "--dist", "text", "--text-dir", dir, "--events", "20000", "--workers", "2",
+		"--event-rate", "5000", "--partitioning", "auto").stdout)
+	if number(t, m, "keys") != 13 || m["checked"] != true || m["text_dir"] != dir {
+		t.Errorf("output %v; want 13 keys, checked, over %s", m, dir)
+	}
 }
 
 func TestBenchSkewSimulate(t *testing.T) {

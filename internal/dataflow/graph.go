@@ -236,9 +236,13 @@ func (j *Graph) Processes() int {
 func (j *Graph) StableHash() bool { return j.Processes() > 1 || j.Cfg.Ckpt != nil }
 
 // autoStrategy is the strategy of "auto": roundrobin pre-aggregation,
-// which costs least per record when keys are not skewed beyond what
-// pre-aggregation absorbs.
+// which each sender turns off for the epochs where it does not pay (see
+// Auto), so that those go raw as under hash.
 const autoStrategy = partition.RoundRobin
+
+// Auto reports whether the job's partitioning is auto: roundrobin's
+// combining, which each sender turns off for epochs where it does not pay.
+func (j *Graph) Auto() bool { return j.Cfg.Partitioning == "" || j.Cfg.Partitioning == "auto" }
 
 // Strategy resolves the job's partitioning for one aggregation.
 func (j *Graph) Strategy(mergeable bool) (partition.Strategy, error) {

@@ -9,31 +9,43 @@ import (
 	"github.com/weirstream/weir/internal/partition"
 	"github.com/weirstream/weir/internal/progress"
 	"github.com/weirstream/weir/internal/runtime"
-	"github.com/weirstream/weir/internal/state"
 	"github.com/weirstream/weir/internal/window"
 )
 
 // combineEx is the sending side of the key-group exchange into a window
 // aggregation whose aggregator can merge: it pre-aggregates the records of
-// each epoch locally, per key and window, and at the epoch's end sends one
-// partial accumulator per key and window to the owner of the key group,
-// which merges it. Network and queue traffic then grows with the distinct
-// keys of an epoch rather than with its records.
+// each epoch locally, per key and window, and sends partial accumulators to
+// the owners of the key groups, which merge them. Network and queue traffic
+// then grows with the key windows that recur within an epoch rather than
+// with the records.
+//
+// The partials live in a fixed, direct-mapped table of slots, one key
+// window per slot, small enough to stay in the core's cache. A record whose
+// key window holds its slot is added there; otherwise the slot's partial is
+// sent on (evicted) and the record's key window takes the slot. Frequent
+// keys keep their slots and are combined; rare ones pass through as
+// one-record partials, for about the cost of a raw record; and the work per
+// record never reaches into a table of every key of the epoch. At the
+// epoch's end every slot is sent and cleared, so the combiner never keeps
+// input buffers alive.
 //
 // Lateness is decided by the window operator from the aligned watermark,
 // which is at most this sender's own. A record whose window is not past
 // cleanup at this sender's watermark is therefore not late downstream
 // either, and is combined; any other record is sent as it is, so that the
-// window can route it to its late output. When an epoch shows that
-// combining does not pay (most keys seen once), the exchange sends raw
-// records for a while and then tries again.
+// window can route it to its late output.
 //
-// The epoch's keys live in dense slices (keys, hashes, sets) indexed
-// through a hash table. String keys also go through a small cache indexed
-// by the address of the string's bytes: keys that come from a lookup table
-// (campaign ids, say) share their bytes, so most records find their entry
-// with one comparison, without hashing. Everything is forgotten at the
-// epoch's end, so the combiner never keeps input buffers alive.
+// With Adapt (partitioning auto), the exchange chooses per epoch between
+// combining and raw records: an epoch whose partials exceed a set share of
+// the records it combined shows that combining does not pay (most key
+// windows do not recur while they hold their slot), and the exchange sends
+// raw records, as hash partitioning does, for a while and then tries again.
+//
+// String keys go through a small memo of their hashes indexed by the
+// address of the string's bytes: keys that come from a lookup table
+// (campaign ids, say) share their bytes, so most records find their hash
+// with one comparison. A memo entry holds its string, so an address that
+// hits is that string's.
 type combineEx[K comparable, T, A any] struct {
 	Raw     *KeyEx[K, T] // sends raw records, and the partials' routing and statistics
 	key     func(T) K
@@ -41,36 +53,46 @@ type combineEx[K comparable, T, A any] struct {
 	spec    window.Spec
 	init    func() A
 	add     func(A, T) A
-	index   *state.Table[K, int32]
-	keys    []K
-	hashes  []uint64
-	sets    []window.Set[A] // reused across epochs: sets[i].W keeps its capacity
+	slots   []cslot[K, A]
+	used    int // slots in use
 	strKeys bool
-	cache   *[cacheSlots]strEntry
+	memo    *[memoSlots]strMemo[K]
 	wm      int64
 	tc      window.TumblingCache
 	cur     []*Pbatch[K, A]
 	pool    *sync.Pool
 	size    int
-	Off     int // epochs left with combining off
-	records int // records combined in this epoch
-	partial int // partials produced in this epoch
+	Adapt   bool // choose per epoch between combining and raw records
+	Off     int  // epochs left with combining off
+	records int  // records combined in this epoch
+	partial int  // partials produced in this epoch
+}
+
+// cslot holds the partial of one key window.
+type cslot[K comparable, A any] struct {
+	h          uint64
+	k          K
+	start, end int64
+	acc        A
+	used       bool
 }
 
 const (
-	cacheBits  = 10
-	cacheSlots = 1 << cacheBits
+	// slotBits sizes the slot table: 8192 slots of a few dozen bytes stay
+	// in a core's L2 cache.
+	slotBits  = 13
+	memoBits  = 10
+	memoSlots = 1 << memoBits
+	// rawShare: under Adapt, an epoch whose partials exceed this share of
+	// its combined records turns combining off for offEpochs epochs.
+	rawShare  = 0.8
+	offEpochs = 8
 )
 
-// strEntry caches the entry of a string key by the address and length of
-// its bytes. Only the address of the key stored in keys is cached, which
-// keeps those bytes alive until the cache is cleared, so a hit is exact.
-// Keys must be immutable strings (as Go strings are unless unsafe code
-// writes to their bytes).
-type strEntry struct {
-	p   uintptr
-	n   int
-	idx int32
+// strMemo is the hash of one string key, held by the memo.
+type strMemo[K comparable] struct {
+	k K
+	h uint64
 }
 
 // Partial is a pre-aggregated window of one key.
@@ -103,14 +125,14 @@ func NewCombineEx[K comparable, T, A any](key func(T) K, rt *partition.Table, ou
 		spec:  spec,
 		init:  init,
 		add:   add,
-		index: state.NewTable[K, int32](0),
+		slots: make([]cslot[K, A], 1<<slotBits),
 		wm:    progress.NoWatermark,
 		size:  size,
 	}
 	c.hash = c.Raw.hash // one hasher: it keeps scratch space, and this goroutine is its only user
 	if reflect.TypeFor[K]().Kind() == reflect.String {
 		c.strKeys = true
-		c.cache = new([cacheSlots]strEntry)
+		c.memo = new([memoSlots]strMemo[K])
 	}
 	c.pool = &sync.Pool{New: func() any {
 		return &Pbatch[K, A]{Recs: make([]Partial[K, A], 0, size), pool: c.pool}
@@ -155,43 +177,60 @@ func (c *combineEx[K, T, A]) Push(b *dataflow.Batch[T]) error {
 	return nil
 }
 
-// Entry returns the epoch's window set of key k. The pointer is valid
-// until the next call.
-func (c *combineEx[K, T, A]) Entry(k K) *window.Set[A] {
+// hashOf returns the hash of k, through the memo for string keys.
+func (c *combineEx[K, T, A]) hashOf(k K) uint64 {
 	if !c.strKeys {
-		return &c.sets[c.lookup(k)]
+		return c.hash(k)
 	}
 	s := *(*string)(unsafe.Pointer(&k))
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	e := &c.cache[(uint64(p)+uint64(len(s)))*0x9e3779b97f4a7c15>>(64-cacheBits)]
-	if e.p == p && e.n == len(s) && p != 0 {
-		return &c.sets[e.idx]
+	p := unsafe.StringData(s)
+	e := &c.memo[(uint64(uintptr(unsafe.Pointer(p)))+uint64(len(s)))*0x9e3779b97f4a7c15>>(64-memoBits)]
+	if m := *(*string)(unsafe.Pointer(&e.k)); unsafe.StringData(m) == p && len(m) == len(s) && p != nil {
+		return e.h
 	}
-	idx := c.lookup(k)
-	// Cache only the address of the stored key: c.keys holds those bytes
-	// alive until the cache is cleared, so a hit is exact. The same content
-	// at another address is found by lookup; caching that address could
-	// outlive its memory within the epoch.
-	if stored := *(*string)(unsafe.Pointer(&c.keys[idx])); unsafe.StringData(stored) == unsafe.StringData(s) {
-		*e = strEntry{p: p, n: len(s), idx: idx}
-	}
-	return &c.sets[idx]
+	e.k, e.h = k, c.hash(k)
+	return e.h
 }
 
-// lookup finds or adds k among the epoch's keys.
-func (c *combineEx[K, T, A]) lookup(k K) int32 {
-	h := c.hash(k)
-	n := c.index.Len()
-	idx := c.index.Upsert(h, k)
-	if c.index.Len() > n {
-		*idx = int32(len(c.keys))
-		c.keys = append(c.keys, k)
-		c.hashes = append(c.hashes, h)
-		if len(c.sets) < len(c.keys) {
-			c.sets = append(c.sets, window.Set[A]{})
+// fold adds v to the partial of key k (hash h) in window [start, end),
+// sending on the partial that held its slot.
+func (c *combineEx[K, T, A]) fold(h uint64, k K, start, end int64, v T) error {
+	s := &c.slots[(h+uint64(start)*0x9e3779b97f4a7c15)*0xff51afd7ed558ccd>>(64-slotBits)]
+	if s.used {
+		if s.h == h && s.start == start && s.end == end && s.k == k {
+			s.acc = c.add(s.acc, v)
+			return nil
 		}
+		if err := c.evict(s); err != nil {
+			return err
+		}
+	} else {
+		c.used++
 	}
-	return *idx
+	var a A
+	if c.init != nil {
+		a = c.init()
+	}
+	*s = cslot[K, A]{h: h, k: k, start: start, end: end, acc: c.add(a, v), used: true}
+	return nil
+}
+
+// evict appends the partial of slot s to its owner's batch.
+func (c *combineEx[K, T, A]) evict(s *cslot[K, A]) error {
+	e := c.Raw
+	kg := partition.KeyGroupOf(s.h, e.rt.Groups())
+	t := e.rt.Owner(kg)
+	if e.keys != nil {
+		e.keys.N[kg]++ // each partial is a record to the receiver
+	}
+	p := c.cur[t]
+	p.Recs = append(p.Recs, Partial[K, A]{H: s.h, K: s.k, Start: s.start, End: s.end, Acc: s.acc})
+	c.partial++
+	e.countSent(t)
+	if len(p.Recs) >= c.size {
+		return c.Flush(int(t))
+	}
+	return nil
 }
 
 // One combines record i of b, or sends it raw; it reports whether it
@@ -211,10 +250,8 @@ func (c *combineEx[K, T, A]) One(b *dataflow.Batch[T], i int) (bool, error) {
 			return false, c.Raw.One(b, i)
 		}
 		v := b.V[i]
-		set := c.Entry(c.key(v))
-		w := set.Get(start, end, c.init)
-		w.Acc = c.add(w.Acc, v)
-		return true, nil
+		k := c.key(v)
+		return true, c.fold(c.hashOf(k), k, start, end, v)
 	}
 	late := false
 	spec.Assign(ts, func(_, end int64) {
@@ -226,50 +263,34 @@ func (c *combineEx[K, T, A]) One(b *dataflow.Batch[T], i int) (bool, error) {
 		return false, c.Raw.One(b, i)
 	}
 	v := b.V[i]
-	set := c.Entry(c.key(v))
+	k := c.key(v)
+	h := c.hashOf(k)
+	var err error
 	spec.Assign(ts, func(start, end int64) {
-		w := set.Get(start, end, c.init)
-		w.Acc = c.add(w.Acc, v)
+		if err == nil {
+			err = c.fold(h, k, start, end, v)
+		}
 	})
-	return true, nil
+	return true, err
 }
 
 func (c *combineEx[K, T, A]) Mark(m progress.Marker) error {
-	e := c.Raw
-	for i, k := range c.keys {
-		h := c.hashes[i]
-		set := &c.sets[i]
-		kg := partition.KeyGroupOf(h, e.rt.Groups())
-		t := e.rt.Owner(kg)
-		if e.keys != nil {
-			e.keys.N[kg] += int64(len(set.W)) // each partial is a record to the receiver
+	// Send every partial and forget the epoch's keys: they may point into
+	// input buffers, which must not be kept alive past the epoch.
+	for i := range c.slots {
+		if c.used == 0 {
+			break
 		}
-		for _, w := range set.W {
-			p := c.cur[t]
-			p.Recs = append(p.Recs, Partial[K, A]{H: h, K: k, Start: w.Start, End: w.End, Acc: w.Acc})
-			c.partial++
-			e.countSent(t)
-			if len(p.Recs) >= c.size {
-				if err := c.Flush(int(t)); err != nil {
-					return err
-				}
+		if s := &c.slots[i]; s.used {
+			if err := c.evict(s); err != nil {
+				return err
 			}
+			*s = cslot[K, A]{}
+			c.used--
 		}
-		clear(set.W)
-		set.W = set.W[:0]
 	}
-	// Forget the epoch's keys: they may point into input buffers, which
-	// must not be kept alive past the epoch.
-	if len(c.keys) > 0 {
-		if len(c.sets) > 1024 && len(c.keys)*16 < len(c.sets) {
-			c.sets = nil // shrink after a peak
-		}
-		clear(c.keys)
-		c.keys, c.hashes = c.keys[:0], c.hashes[:0]
-		c.index.Clear()
-		if c.cache != nil {
-			clear(c.cache[:])
-		}
+	if c.memo != nil {
+		clear(c.memo[:])
 	}
 	for t := range c.cur {
 		if err := c.Flush(t); err != nil {
@@ -279,12 +300,12 @@ func (c *combineEx[K, T, A]) Mark(m progress.Marker) error {
 	switch {
 	case c.Off > 0:
 		c.Off--
-	case c.records > 0 && c.partial*2 > c.records:
-		c.Off = 8 // combining saved less than half: send raw for a while
+	case c.Adapt && c.records > 0 && float64(c.partial) > rawShare*float64(c.records):
+		c.Off = offEpochs // combining does not pay: send raw for a while
 	}
 	c.records, c.partial = 0, 0
 	c.wm = max(c.wm, m.Watermark)
-	return e.Mark(m)
+	return c.Raw.Mark(m)
 }
 
 func (c *combineEx[K, T, A]) Flush(t int) error {

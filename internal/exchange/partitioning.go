@@ -19,6 +19,7 @@ type EdgeStats struct {
 	Log      *slog.Logger
 	Name     string
 	Strategy partition.Strategy
+	Auto     bool // partitioning auto: Strategy's combining, on or off per epoch
 	senders  int
 	through  []progress.Epoch // per sender: last epoch reported, +1
 	present  []bool           // per sender: runs in this process and reports
@@ -130,6 +131,9 @@ func (s *EdgeStats) Snapshot() dataflow.PartitionStats {
 	st := s.st
 	st.Operator = s.Name
 	st.Strategy = s.Strategy.String()
+	if s.Auto {
+		st.Strategy = "auto"
+	}
 	st.MapImbalance = s.mapImb.Value()
 	st.ReduceImbalance = s.redImb.Value()
 	return st

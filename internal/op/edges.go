@@ -78,6 +78,7 @@ func windowInput[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggrega
 		case partition.RoundRobin:
 			c := exchange.NewCombineEx[K, T, A](key, x.Routing, x.Outlets, j.Cfg.BatchSize, ws.spec, agg.Init, agg.Add, x.Dist)
 			c.Raw.WithStats(st, x.Sender, x.Senders).Follow(x.Schedule)
+			c.Adapt = st.Auto
 			if x.From > 0 {
 				// Restored: the combiner does not know the watermark the
 				// window has; its first epoch goes raw, so that the window

@@ -46,7 +46,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 		// it out while it was idle: the window decides what is late.
 		strat = partition.Hash
 	}
-	st := &exchange.EdgeStats{Name: n.Name, Strategy: strat, Log: j.Cfg.Logger}
+	st := &exchange.EdgeStats{Name: n.Name, Strategy: strat, Auto: strat == partition.RoundRobin && j.Auto(), Log: j.Cfg.Logger}
 	if st.Log == nil {
 		st.Log = slog.Default()
 	}

@@ -67,3 +67,20 @@ func GoWords(dir string, limit int) ([]string, error) {
 	}
 	return words, nil
 }
+
+// WordKeys gives record i the key of words[i mod len(words)]: a number per
+// distinct word, in order of first appearance. It returns the number of
+// distinct words.
+func WordKeys(recs []Record, words []string) int {
+	ids := make(map[string]uint64)
+	for i := range recs {
+		w := words[i%len(words)]
+		id, ok := ids[w]
+		if !ok {
+			id = uint64(len(ids))
+			ids[w] = id
+		}
+		recs[i].Key = id
+	}
+	return len(ids)
+}
