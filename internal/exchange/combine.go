@@ -197,7 +197,7 @@ func (c *combineEx[K, T, A]) hashOf(k K) uint64 {
 func (c *combineEx[K, T, A]) fold(h uint64, k K, start, end int64, v T) error {
 	s := &c.slots[(h+uint64(start)*0x9e3779b97f4a7c15)*0xff51afd7ed558ccd>>(64-slotBits)]
 	if s.used {
-		if s.h == h && s.start == start && s.end == end && s.k == k {
+		if s.h == h && s.start == start && s.end == end && c.same(s.k, k) {
 			s.acc = c.add(s.acc, v)
 			return nil
 		}
@@ -213,6 +213,18 @@ func (c *combineEx[K, T, A]) fold(h uint64, k K, start, end int64, v T) error {
 	}
 	*s = cslot[K, A]{h: h, k: k, start: start, end: end, acc: c.add(a, v), used: true}
 	return nil
+}
+
+// same reports whether keys a and b are equal, for strings first by the
+// address of their bytes (keys from a lookup table share them).
+func (c *combineEx[K, T, A]) same(a, b K) bool {
+	if c.strKeys {
+		x, y := *(*string)(unsafe.Pointer(&a)), *(*string)(unsafe.Pointer(&b))
+		if len(x) == len(y) && unsafe.StringData(x) == unsafe.StringData(y) {
+			return true
+		}
+	}
+	return a == b
 }
 
 // evict appends the partial of slot s to its owner's batch.
