@@ -19,13 +19,14 @@ import (
 // then grows with the key windows that recur within an epoch rather than
 // with the records.
 //
-// The partials live in a fixed, direct-mapped table of slots, one key
-// window per slot, small enough to stay in the core's cache. A record whose
-// key window holds its slot is added there; otherwise the slot's partial is
-// sent on (evicted) and the record's key window takes the slot. Frequent
-// keys keep their slots and are combined; rare ones pass through as
-// one-record partials, for about the cost of a raw record; and the work per
-// record never reaches into a table of every key of the epoch. At the
+// The partials live in a fixed table of slots, one key window per slot,
+// small enough to stay in the core's cache; a key window has two places
+// (a two-way set). A record whose key window holds one of them is added
+// there; otherwise the older partial of the pair is sent on (evicted) and
+// the record's key window takes its place. Frequent keys keep their slots
+// and are combined; rare ones pass through as one-record partials, for
+// about the cost of a raw record; and the work per record never reaches
+// into a table of every key of the epoch. At the
 // epoch's end every slot is sent and cleared, so the combiner never keeps
 // input buffers alive.
 //
@@ -78,8 +79,8 @@ type cslot[K comparable, A any] struct {
 }
 
 const (
-	// slotBits sizes the slot table: 8192 slots of a few dozen bytes stay
-	// in a core's L2 cache.
+	// slotBits sizes the slot table: 8192 slots (4096 pairs) of a few
+	// dozen bytes stay in a core's L2 cache.
 	slotBits  = 13
 	memoBits  = 10
 	memoSlots = 1 << memoBits
@@ -192,26 +193,44 @@ func (c *combineEx[K, T, A]) hashOf(k K) uint64 {
 	return e.h
 }
 
-// fold adds v to the partial of key k (hash h) in window [start, end),
-// sending on the partial that held its slot.
+// fold adds v to the partial of key k (hash h) in window [start, end).
+// The slots are in pairs (two-way sets): a key window is looked for in
+// both slots of its pair, the one found last is kept first, and a new one
+// takes the first slot, moving its partial to the second and sending on
+// the partial that held the second. Two frequent key windows whose slots
+// coincide then keep theirs rather than evicting each other at every
+// record.
 func (c *combineEx[K, T, A]) fold(h uint64, k K, start, end int64, v T) error {
-	s := &c.slots[(h+uint64(start)*0x9e3779b97f4a7c15)*0xff51afd7ed558ccd>>(64-slotBits)]
-	if s.used {
-		if s.h == h && s.start == start && s.end == end && c.same(s.k, k) {
-			s.acc = c.add(s.acc, v)
-			return nil
-		}
-		if err := c.evict(s); err != nil {
+	i := (h + uint64(start)*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd >> (64 - slotBits) &^ 1
+	s0, s1 := &c.slots[i], &c.slots[i+1]
+	// An unused slot is zero, and no window has start == end == 0, so
+	// the comparison of the bounds also passes over unused slots.
+	if s0.h == h && s0.start == start && s0.end == end && c.same(s0.k, k) {
+		s0.acc = c.add(s0.acc, v)
+		return nil
+	}
+	if s1.h == h && s1.start == start && s1.end == end && c.same(s1.k, k) {
+		s1.acc = c.add(s1.acc, v)
+		*s0, *s1 = *s1, *s0
+		return nil
+	}
+	switch {
+	case !s0.used:
+	case !s1.used:
+		*s1 = *s0
+	default:
+		if err := c.evict(s1); err != nil {
 			return err
 		}
-	} else {
-		c.used++
+		*s1 = *s0
+		c.used--
 	}
+	c.used++
 	var a A
 	if c.init != nil {
 		a = c.init()
 	}
-	*s = cslot[K, A]{h: h, k: k, start: start, end: end, acc: c.add(a, v), used: true}
+	*s0 = cslot[K, A]{h: h, k: k, start: start, end: end, acc: c.add(a, v), used: true}
 	return nil
 }
 
