@@ -157,4 +157,7 @@ type Aggregator[T, A, R any] struct {
 	Add    func(acc A, v T) A
 	Merge  func(a, b A) A
 	Result func(acc A) R
+	// addN, set by Count, adds n records at once: the aggregator reads
+	// no record, so the micro-batch rounds keep counts, not records.
+	addN func(acc A, n int64) A
 }

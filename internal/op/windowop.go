@@ -55,6 +55,7 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	var micro *prompt.MicroShared[K, T, A]
 	if strat == partition.PKG || strat == partition.Prompt {
 		micro = prompt.NewMicroShared(j, st, strat, ws.k.key, ws.spec, agg.Init, agg.Add, agg.Merge, time.Now)
+		micro.Counting(agg.addN)
 	}
 	n.Inputs = []dataflow.InputEdge{windowInput(ws, agg, strat, st, micro)}
 	if err := checkAggregate(n.Name, ws, &agg); err != nil {
@@ -133,6 +134,7 @@ func Count[K comparable, T any](ws WindowedStream[K, T]) Stream[WindowResult[K, 
 		Add:    func(a int64, _ T) int64 { return a + 1 },
 		Merge:  func(a, b int64) int64 { return a + b },
 		Result: func(a int64) int64 { return a },
+		addN:   func(a, n int64) int64 { return a + n },
 	})
 }
 

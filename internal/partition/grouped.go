@@ -79,6 +79,17 @@ func (g *Grouped[T]) chunk(size int32) int32 {
 	return int32(len(g.at) - 1)
 }
 
+// Last returns the last record of slot s, or nil if it has none. The
+// pointer is valid until the next Add or Reset.
+func (g *Grouped[T]) Last(s int32) *T {
+	if int(s) >= len(g.slots) || g.slots[s].n == 0 {
+		return nil
+	}
+	sl := &g.slots[s]
+	at := g.at[sl.tail] + sl.fill - 1
+	return &g.blocks[at>>blockBits][at&(blockSize-1)]
+}
+
 // Len returns the number of records of slot s.
 func (g *Grouped[T]) Len(s int32) int {
 	if int(s) >= len(g.slots) {

@@ -60,6 +60,7 @@ type MicroShared[K comparable, T, A any] struct {
 	init     func() A
 	add      func(A, T) A
 	merge    func(A, A) A
+	addN     func(A, int64) A // set for an aggregator that reads no record (Counting)
 	key      func(T) K
 	// rt routes what the reducers merged, and the records they do not
 	// take, to the owners of their key groups: the table in force from the
@@ -118,10 +119,12 @@ type deposit[K comparable, T any] struct {
 	sender   int
 	buf      *partition.Buffer[K]
 	recs     partition.Grouped[trec[T]]
-	pkgBlock [][2]int32 // pkg: the blocks a slot's records chose
-	pkgCount [][2]int32 // and how many chose each
-	span     int        // pkg: the blocks its sender chose among
-	cold     []int64    // prompt: per receiver, the records its sender sent raw
+	counting bool                    // the deposit keeps counts (wins), not records (recs)
+	wins     partition.Grouped[cwin] // counting: per slot, its records' windows in arrival order
+	pkgBlock [][2]int32              // pkg: the blocks a slot's records chose
+	pkgCount [][2]int32              // and how many chose each
+	span     int                     // pkg: the blocks its sender chose among
+	cold     []int64                 // prompt: per receiver, the records its sender sent raw
 	through  progress.Epoch
 	final    bool
 	// The earliest and latest event time buffered, if timed.
@@ -199,8 +202,11 @@ func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, sched *rou
 type microEx[K comparable, T, A any] struct {
 	x      *MicroShared[K, T, A]
 	i      int
-	hash   func(K) uint64        // its own: a stable hash may keep a buffer
-	hot    *exchange.HotKeys[K]  // prompt: the keys it deposits; the others go raw
+	hash   func(K) uint64       // its own: a stable hash may keep a buffer
+	hot    *exchange.HotKeys[K] // prompt: the keys it deposits; the others go raw
+	wm     int64                // the watermark of its last marker
+	wmRun  bool                 // wm is this run's (not before a restore)
+	tc     window.TumblingCache
 	raw    *exchange.KeyEx[K, T] // cold keys' records, and the markers
 	cur    *deposit[K, T]
 	table  *partition.Table // the table cur's records are routed by
@@ -220,6 +226,11 @@ func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.Ex
 		// taking force at an epoch a sender has entered is refused.
 		raw:    exchange.NewKeyEx(x.key, ctx.Routing, ctx.Outlets, j.Cfg.BatchSize, ctx.Dist).Follow(ctx.Schedule),
 		timing: x.elastic != nil,
+		wm:     progress.NoWatermark,
+		// Restored, the sender does not know the watermark the window
+		// has until its first marker: it deposits records until then,
+		// and the round decides what is late.
+		wmRun: ctx.From == 0,
 	}
 	if x.strategy == partition.PKG {
 		e.pkg = partition.NewTwoChoices(len(ctx.Outlets))
@@ -231,12 +242,24 @@ func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.Ex
 	return e
 }
 
+// Counting says that the aggregator reads no record and adds n records to
+// an accumulator with addN (nil: it reads them). Over tumbling or global
+// windows, a deposit then keeps each key's count per window instead of its
+// records; sliding windows, where one record counts in several, keep
+// records.
+func (x *MicroShared[K, T, A]) Counting(addN func(A, int64) A) {
+	if x.spec.Kind == window.Tumbling || x.spec.Kind == window.Global {
+		x.addN = addN
+	}
+}
+
 // enter starts a deposit of records routed by table t: a pkg sender
 // chooses among the blocks of the instances t gives key groups to (the
 // round folds as many).
 func (e *microEx[K, T, A]) enter(t *partition.Table) {
 	e.table = t
 	e.cur.span = min(e.x.spanOf(t), e.x.receivers)
+	e.cur.counting = e.x.addN != nil && e.wmRun
 	if e.pkg != nil {
 		e.pkg.Reset(e.cur.span)
 	}
@@ -294,14 +317,19 @@ func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) error {
 	if b.Ts != nil {
 		ts = b.Ts[i]
 	}
-	if hk := e.hot; hk != nil && !hk.Hot(h, k) {
+	hk := e.hot
+	if hk != nil && !hk.Hot(h, k) {
 		hk.Sampled(h, k)
-		o, err := e.raw.Send(h, k, ts, v)
-		hk.Cold[o]++
-		e.rawN++
-		return err
+		return e.sendRaw(h, k, ts, v)
 	}
 	d := e.cur
+	var start, end int64
+	if d.counting {
+		var late bool
+		if start, end, late = e.window(ts); late {
+			return e.sendRaw(h, k, ts, v)
+		}
+	}
 	s := d.buf.Add(h, k)
 	if b.Ts != nil {
 		if !d.timed {
@@ -309,7 +337,11 @@ func (e *microEx[K, T, A]) One(b *dataflow.Batch[T], i int) error {
 		}
 		d.minTs, d.maxTs = min(d.minTs, ts), max(d.maxTs, ts)
 	}
-	d.recs.Add(s, trec[T]{v, ts})
+	if d.counting {
+		d.count(s, start, end)
+	} else {
+		d.recs.Add(s, trec[T]{v, ts})
+	}
 	if e.pkg != nil {
 		// PKG decides per record, in arrival order, from this sender's
 		// loads; which of a slot's records went where does not matter to a
@@ -384,6 +416,7 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	if err := e.raw.Mark(m); err != nil {
 		return err
 	}
+	e.wm, e.wmRun = max(e.wm, m.Watermark), true
 	// The records after m are routed by the table of the epoch after m.
 	t := e.table
 	if x.sched != nil {

@@ -57,13 +57,16 @@ func (in *inbox) Mark(progress.Marker) error { in.marks++; return nil }
 // roundsRun runs epochs of words through senders micro-batch senders and
 // the receivers of table rt under strategy s, and returns every receiver's
 // owner and the exchange's figures.
-func roundsRun(t *testing.T, s partition.Strategy, senders int, rt *partition.Table, epochs [][][]string) ([]*owner, *exchange.EdgeStats) {
+func roundsRun(t *testing.T, s partition.Strategy, counting bool, senders int, rt *partition.Table, epochs [][][]string) ([]*owner, *exchange.EdgeStats) {
 	t.Helper()
 	receivers := rt.Instances()
 	j := &dataflow.Graph{Cfg: dataflow.JobConfig{BatchSize: 64, EpochRecords: 1000}}
 	st := &exchange.EdgeStats{Name: "count", Strategy: s}
 	x := NewMicroShared[string, string, int64](j, st, s, func(w string) string { return w }, window.Spec{Kind: window.Global},
 		func() int64 { return 0 }, func(a int64, _ string) int64 { return a + 1 }, func(a, b int64) int64 { return a + b }, time.Now)
+	if counting {
+		x.Counting(func(a, n int64) int64 { return a + n })
+	}
 	owners := make([]*owner, receivers)
 	outlets := make([]runtime.Outlet, receivers)
 	for r := range owners {
@@ -132,55 +135,59 @@ func zipfWords(rng *rand.Rand, n, keys int, s float64) []string {
 func TestRoundsCountEveryRecordOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, s := range []partition.Strategy{partition.Prompt, partition.PKG} {
-		const senders, receivers = 3, 4
-		var epochs [][][]string
-		want := map[string]int64{}
-		for range 6 {
-			var epoch [][]string
-			for range senders {
-				words := zipfWords(rng, 5000, 3000, 1.3)
-				for _, w := range words {
-					want[w]++
+		for _, counting := range []bool{false, true} {
+			t.Run(fmt.Sprint(s, "/counting=", counting), func(t *testing.T) {
+				const senders, receivers = 3, 4
+				var epochs [][][]string
+				want := map[string]int64{}
+				for range 6 {
+					var epoch [][]string
+					for range senders {
+						words := zipfWords(rng, 5000, 3000, 1.3)
+						for _, w := range words {
+							want[w]++
+						}
+						epoch = append(epoch, words)
+					}
+					epochs = append(epochs, epoch)
 				}
-				epoch = append(epoch, words)
-			}
-			epochs = append(epochs, epoch)
-		}
-		rt := partition.Contiguous(128, receivers)
-		owners, st := roundsRun(t, s, senders, rt, epochs)
-		hasher, _ := partition.Hasher[string]()
-		var raw int64
-		for r, o := range owners {
-			raw += o.raw
-			for w, n := range o.counts {
-				if own := rt.Route(hasher(w)); own != r {
-					t.Errorf("%v: %q counted at receiver %d; its owner is %d", s, w, r, own)
+				rt := partition.Contiguous(128, receivers)
+				owners, st := roundsRun(t, s, counting, senders, rt, epochs)
+				hasher, _ := partition.Hasher[string]()
+				var raw int64
+				for r, o := range owners {
+					raw += o.raw
+					for w, n := range o.counts {
+						if own := rt.Route(hasher(w)); own != r {
+							t.Errorf("%v: %q counted at receiver %d; its owner is %d", s, w, r, own)
+						}
+						if n != want[w] {
+							t.Errorf("%v: count(%q) = %d; want %d", s, w, n, want[w])
+						}
+					}
 				}
-				if n != want[w] {
-					t.Errorf("%v: count(%q) = %d; want %d", s, w, n, want[w])
+				got := 0
+				for _, o := range owners {
+					got += len(o.counts)
 				}
-			}
-		}
-		got := 0
-		for _, o := range owners {
-			got += len(o.counts)
-		}
-		if got != len(want) {
-			t.Errorf("%v: %d keys counted; want %d", s, got, len(want))
-		}
-		snap := st.Snapshot()
-		switch s {
-		case partition.Prompt:
-			if raw == 0 || raw >= 90000 {
-				t.Errorf("prompt: %d of 90000 records went raw; want the cold keys' (some, not all)", raw)
-			}
-			if snap.SplitKeys == 0 {
-				t.Errorf("prompt: no key split over the tasks: %+v", snap)
-			}
-		case partition.PKG:
-			if raw != 0 {
-				t.Errorf("pkg: %d records went raw; want every record deposited", raw)
-			}
+				if got != len(want) {
+					t.Errorf("%v: %d keys counted; want %d", s, got, len(want))
+				}
+				snap := st.Snapshot()
+				switch s {
+				case partition.Prompt:
+					if raw == 0 || raw >= 90000 {
+						t.Errorf("prompt: %d of 90000 records went raw; want the cold keys' (some, not all)", raw)
+					}
+					if snap.SplitKeys == 0 {
+						t.Errorf("prompt: no key split over the tasks: %+v", snap)
+					}
+				case partition.PKG:
+					if raw != 0 {
+						t.Errorf("pkg: %d records went raw; want every record deposited", raw)
+					}
+				}
+			})
 		}
 	}
 }
@@ -204,7 +211,7 @@ func TestRoundsWithinTheSpan(t *testing.T) {
 		for range 3 {
 			epochs = append(epochs, [][]string{zipfWords(rng, 4000, 500, 1.2), zipfWords(rng, 4000, 500, 1.2)})
 		}
-		owners, st := roundsRun(t, s, 2, rt, epochs)
+		owners, st := roundsRun(t, s, false, 2, rt, epochs)
 		var n int64
 		for r, o := range owners {
 			for _, c := range o.counts {

@@ -297,7 +297,7 @@ func (t *MicroTask[K, T, A]) mapTask() {
 				// This deposit's records of the key are [off, off+n) of
 				// the key's; the fragment takes [lo, hi) of those.
 				off := d.off[slot]
-				lo, hi := max(f.lo, off), min(f.hi, off+int32(d.recs.Len(slot)))
+				lo, hi := max(f.lo, off), min(f.hi, off+d.buf.Count(slot))
 				if lo < hi {
 					t.fold(d, slot, f.g, int(lo-off), int(hi-off))
 				}
@@ -326,6 +326,10 @@ func (t *MicroTask[K, T, A]) mapTask() {
 // fold folds records [lo, hi) of deposit d's slot (global key g) into the
 // map task's partials; records that may be late go to their owner raw.
 func (t *MicroTask[K, T, A]) fold(d *deposit[K, T], slot, g int32, lo, hi int) {
+	if d.counting {
+		t.foldCounts(d, slot, g, lo, hi)
+		return
+	}
 	x := t.x
 	spec := &x.spec
 	wm := t.wm()
@@ -425,6 +429,7 @@ func (x *MicroShared[K, T, A]) afterMap() {
 	for _, d := range x.round {
 		d.buf.Reset()
 		d.recs.Reset()
+		d.wins.Reset()
 		d.pkgBlock, d.pkgCount = d.pkgBlock[:0], d.pkgCount[:0]
 		d.timed = false
 		x.free[d.sender] = append(x.free[d.sender], d)
@@ -539,60 +544,4 @@ func (t *MicroTask[K, T, A]) own() {
 			q.late[t.i] = q.late[t.i][:0]
 		}
 	}
-}
-
-// keySets is the windows of the keys a task touched in a round, indexed by
-// global key number through a dense array.
-type keySets[A any] struct {
-	loc     []int32 // global key -> index in sets, or -1
-	sets    []window.Set[A]
-	touched []int32 // global keys, in the order of sets
-}
-
-// reset sizes the index for n global keys.
-func (k *keySets[A]) reset(n int) { k.loc = growFill(k.loc, n) }
-
-// Entry returns the window set of global key g.
-func (k *keySets[A]) Entry(g int32) *window.Set[A] {
-	li := k.loc[g]
-	if li < 0 {
-		li = int32(len(k.touched))
-		k.loc[g] = li
-		k.touched = append(k.touched, g)
-		if len(k.sets) <= int(li) {
-			k.sets = append(k.sets, window.Set[A]{})
-		}
-	}
-	return &k.sets[li]
-}
-
-// drain calls f for every touched key's windows and forgets them.
-func (k *keySets[A]) drain(f func(g int32, w *window.Win[A])) {
-	for li, g := range k.touched {
-		set := &k.sets[li]
-		for i := range set.W {
-			f(g, &set.W[i])
-		}
-		clear(set.W)
-		set.W = set.W[:0]
-		k.loc[g] = -1
-	}
-	k.touched = k.touched[:0]
-}
-
-// growFill returns s with length n, every element -1.
-func growFill(s []int32, n int) []int32 {
-	if cap(s) < n {
-		s = make([]int32, n, n+n/4)
-		for i := range s {
-			s[i] = -1
-		}
-		return s
-	}
-	old := len(s)
-	s = s[:n]
-	for i := old; i < n; i++ {
-		s[i] = -1
-	}
-	return s
 }
