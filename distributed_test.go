@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -58,6 +59,24 @@ func windowedCount(in []rec) func(j *weir.Job) *weir.Collect[distWindow] {
 	}
 }
 
+// windowedSum sums the records' values per key and sliding window: an
+// aggregator that reads its records, so the micro-batch rounds deposit
+// records, not counts.
+func windowedSum(in []rec) func(j *weir.Job) *weir.Collect[distWindow] {
+	return func(j *weir.Job) *weir.Collect[distWindow] {
+		s := weir.Source(j, "src", weir.SliceSource[rec]{Records: in, BatchSize: 64})
+		timed := weir.EventTime(s, func(r rec) int64 { return r.TS }, 50*time.Millisecond)
+		vals := weir.Map(timed, func(r rec) distWindow { return distWindow{Key: r.Key, Value: r.Val} })
+		sums := weir.Reduce(weir.Window(weir.KeyBy(vals, func(w distWindow) string { return w.Key }), weir.Sliding(200*time.Millisecond, 100*time.Millisecond)),
+			func(a, b distWindow) distWindow { return distWindow{Key: a.Key, Value: a.Value + b.Value} })
+		out := &weir.Collect[distWindow]{}
+		weir.Sink(weir.Map(sums, func(w weir.WindowResult[string, distWindow]) distWindow {
+			return distWindow{Key: w.Key, Start: w.Start, End: w.End, Value: w.Value.Value}
+		}), out)
+		return out
+	}
+}
+
 func sortedWindows(rs []distWindow) []distWindow {
 	slices.SortFunc(rs, func(a, b distWindow) int {
 		if c := strings.Compare(a.Key, b.Key); c != 0 {
@@ -69,7 +88,8 @@ func sortedWindows(rs []distWindow) []distWindow {
 }
 
 // A windowed count over 1-4 processes, pre-aggregated where records are
-// (roundrobin) or sent raw (hash), equals the single-process result.
+// (roundrobin), sent raw (hash) or through the micro-batch rounds of each
+// process (prompt, pkg), equals the single-process result.
 func TestDistributedWindowedCount(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	in := make([]rec, 20000)
@@ -81,7 +101,7 @@ func TestDistributedWindowedCount(t *testing.T) {
 	if err := runErr(t, base); err != nil {
 		t.Fatal(err)
 	}
-	for _, strategy := range []string{"roundrobin", "hash"} {
+	for _, strategy := range []string{"roundrobin", "hash", "prompt", "pkg"} {
 		for procs := 1; procs <= 4; procs++ {
 			opts := []weir.JobOption{weir.Workers(2), weir.EpochRecords(500), weir.Partitioning(strategy)}
 			got, errs := runProcesses(t, procs, opts, windowedCount(in))
@@ -92,6 +112,38 @@ func TestDistributedWindowedCount(t *testing.T) {
 			}
 			if !slices.Equal(sortedWindows(got), sortedWindows(want.Records())) {
 				t.Errorf("%s, %d processes: %d windows; want %d", strategy, procs, len(got), len(want.Records()))
+			}
+		}
+	}
+}
+
+// A sum over sliding windows, whose aggregator reads its records, over
+// 1-3 processes under every strategy equals a plain sum.
+func TestDistributedWindowedSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	in := make([]rec, 20000)
+	want := map[[2]string]int64{}
+	for i := range in {
+		in[i] = rec{ID: i, Key: fmt.Sprintf("k%d", int(r.ExpFloat64()*20)), TS: int64(i / 10), Val: int64(r.IntN(100))}
+		for _, start := range []int64{in[i].TS - in[i].TS%100, in[i].TS - in[i].TS%100 - 100} {
+			want[[2]string{in[i].Key, fmt.Sprint(start)}] += in[i].Val
+		}
+	}
+	for _, strategy := range []string{"roundrobin", "hash", "prompt", "pkg"} {
+		for procs := 1; procs <= 3; procs++ {
+			opts := []weir.JobOption{weir.Workers(2), weir.EpochRecords(500), weir.Partitioning(strategy)}
+			got, errs := runProcesses(t, procs, opts, windowedSum(in))
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("%s, %d processes: process %d: %v", strategy, procs, i, err)
+				}
+			}
+			sums := map[[2]string]int64{}
+			for _, w := range got {
+				sums[[2]string{w.Key, fmt.Sprint(w.Start)}] += w.Value
+			}
+			if !maps.Equal(sums, want) {
+				t.Errorf("%s, %d processes: %d windows differ from the plain sum's %d", strategy, procs, len(sums), len(want))
 			}
 		}
 	}
@@ -117,17 +169,6 @@ func TestDistributedOrderedPipelines(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("case %d (%d processes, stages %v): %d records, want %d, first difference at %d", c, procs, stages, len(got), len(want), firstDiff(got, want))
-		}
-	}
-}
-
-// Micro-batch strategies run in one process: a distributed job that asks
-// for one fails with an error that says so.
-func TestDistributedRefusesPrompt(t *testing.T) {
-	_, errs := runProcesses(t, 2, []weir.JobOption{weir.Workers(1), weir.Partitioning("prompt")}, windowedCount(nil))
-	for i, err := range errs {
-		if err == nil || !strings.Contains(err.Error(), "runs in one process") {
-			t.Errorf("process %d: Run = %v; want an error saying prompt runs in one process", i, err)
 		}
 	}
 }

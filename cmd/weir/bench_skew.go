@@ -40,7 +40,9 @@ times and reports the median run, with the partitioning figures of the
 count. GOMAXPROCS is set to --workers unless --procs says otherwise. With
 --partitioning all it runs every strategy and auto, interleaved, and reports each
 one's medians and its throughput relative to hash. Every run's output is
-checked against a plain computation.
+checked against a plain computation. Under weir launch every process
+generates the same records and reads its share of them; process 0
+checks the output and reports.
 
 With --simulate it runs no job: it replays --epochs epochs of --epoch-size
 keys (Zipf, uniform, or the words of the *.go files under --text-dir with
@@ -53,10 +55,10 @@ reducer folds its raw records (--fold-ns per record, --key-ns per key).
 An epoch takes its slowest map task plus its slowest reducer.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.jf.cluster.single("bench skew"); err != nil {
-				return err
-			}
 			if f.simulate {
+				if err := f.jf.cluster.single("bench skew --simulate"); err != nil {
+					return err
+				}
 				if err := f.jf.observe.refuse("--simulate runs none"); err != nil {
 					return err
 				}
@@ -134,45 +136,17 @@ func (f *skewFlags) runBench(cmd *cobra.Command) error {
 	}
 	for range max(1, f.runs) {
 		for _, s := range strategies {
-			runtime.GC()
-			job := weir.NewJob("skew-bench", append(f.jf.options(), weir.Partitioning(s))...)
-			col := &skew.Collector{}
-			var src weir.Stream[skew.Record]
-			if f.rate > 0 {
-				z := f.data.Zipf()
-				z.Rate = f.rate
-				src = weir.Source(job, "records", z)
-			} else {
-				src = weir.Source(job, "records", weir.SliceSource[skew.Record]{Records: recs})
-			}
-			weir.Sink(skew.Query(src, 0), col, weir.Name("collect"))
-			t0 := time.Now()
-			if err := f.jf.observe.run(cmd.Context(), job); err != nil {
-				return fmt.Errorf("%s: %w", s, err)
-			}
-			secs := time.Since(t0).Seconds()
-			if f.rate > 0 {
-				// Event times follow the clock: compare the counts per key.
-				if got, exp := perKey(col.Sorted()), perKey(want); !maps.Equal(got, exp) {
-					return fmt.Errorf("%s: engine counts per key (%d keys) disagree with the reference (%d keys)", s, len(got), len(exp))
-				}
-			} else if got := col.Sorted(); !slices.Equal(got, want) {
-				return fmt.Errorf("%s: engine output (%d windows) disagrees with the reference (%d windows)", s, len(got), len(want))
-			}
-			m := job.Metrics()
-			fg := figs[s]
-			fg.add("seconds", secs)
-			fg.add("events_per_s", float64(len(recs))/secs)
-			fg.add("latency_p50_ms", ms(m.LatencyP50))
-			fg.add("latency_p99_ms", ms(m.LatencyP99))
-			fg.partition = partitionFigures(job, s)
-			for _, k := range []string{"map_imbalance", "reduce_imbalance", "split_keys", "fragments", "epochs"} {
-				fg.add(k, toFloat(fg.partition[k]))
+			if err := f.timeOne(cmd, s, recs, want, figs[s]); err != nil {
+				return err
 			}
 		}
 	}
+	if !f.jf.cluster.leader() {
+		return nil
+	}
 	out := map[string]any{
 		"job":        "skew",
+		"processes":  max(1, f.jf.cluster.resolved.Processes()),
 		"dist":       f.data.Dist,
 		"keys":       f.data.Keys,
 		"events":     len(recs),
@@ -260,9 +234,52 @@ func toFloat(v any) float64 {
 	return 0
 }
 
-// partitionFigures returns the partitioning figures of the job's first
-// keyed aggregation, or the requested strategy with zero figures if the
-// job reports none.
+// timeOne runs the job once under strategy s and adds its figures to fg
+// (on process 0, which checks its output against want).
+func (f *skewFlags) timeOne(cmd *cobra.Command, s string, recs []skew.Record, want []skew.Result, fg *figures) error {
+	runtime.GC()
+	job := weir.NewJob("skew-bench", append(f.jf.options(), weir.Partitioning(s))...)
+	col := &skew.Collector{}
+	var src weir.Stream[skew.Record]
+	if f.rate > 0 {
+		z := f.data.Zipf()
+		z.Rate = f.rate
+		src = weir.Source(job, "records", z)
+	} else {
+		src = weir.Source(job, "records", weir.SliceSource[skew.Record]{Records: recs})
+	}
+	weir.Sink(skew.Query(src, 0), col, weir.Name("collect"))
+	t0 := time.Now()
+	if err := f.jf.observe.run(cmd.Context(), job); err != nil {
+		return fmt.Errorf("%s: %w", s, err)
+	}
+	secs := time.Since(t0).Seconds()
+	if f.jf.cluster.resolved.Processes() > 1 {
+		secs = job.Metrics().Elapsed.Seconds() // not the wait for the other processes to connect
+	}
+	if !f.jf.cluster.leader() {
+		return nil // process 0 has the output, checks it and reports
+	}
+	if f.rate > 0 {
+		// Event times follow the clock: compare the counts per key.
+		if got, exp := perKey(col.Sorted()), perKey(want); !maps.Equal(got, exp) {
+			return fmt.Errorf("%s: engine counts per key (%d keys) disagree with the reference (%d keys)", s, len(got), len(exp))
+		}
+	} else if got := col.Sorted(); !slices.Equal(got, want) {
+		return fmt.Errorf("%s: engine output (%d windows) disagrees with the reference (%d windows)", s, len(got), len(want))
+	}
+	m := job.Metrics()
+	fg.add("seconds", secs)
+	fg.add("events_per_s", float64(len(recs))/secs)
+	fg.add("latency_p50_ms", ms(m.LatencyP50))
+	fg.add("latency_p99_ms", ms(m.LatencyP99))
+	fg.partition = partitionFigures(job, s)
+	for _, k := range []string{"map_imbalance", "reduce_imbalance", "split_keys", "fragments", "epochs"} {
+		fg.add(k, toFloat(fg.partition[k]))
+	}
+	return nil
+}
+
 // textInput describes the keys of --dist text.
 type textInput struct {
 	dir  string
@@ -298,6 +315,9 @@ func (f *skewFlags) records() ([]skew.Record, textInput, error) {
 	return recs, t, nil
 }
 
+// partitionFigures returns the partitioning figures of the job's first
+// keyed aggregation, or the requested strategy with zero figures if the
+// job reports none.
 func partitionFigures(job *weir.Job, requested string) map[string]any {
 	st := weir.PartitionStats{Strategy: requested}
 	if all := job.PartitionStats(); len(all) > 0 {

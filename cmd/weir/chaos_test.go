@@ -127,9 +127,9 @@ func TestChaosYSB(t *testing.T) {
 	})
 }
 
-// The micro-batch strategies in one process with two workers and a
-// checkpoint every second survive three SIGKILLs: the word count equals
-// the reference.
+// The micro-batch strategies in one, two and three processes with two
+// workers each and a checkpoint every second survive three SIGKILLs: the
+// word count equals the reference.
 func TestChaosMicroBatch(t *testing.T) {
 	var text strings.Builder
 	for i := range 60_000 {
@@ -137,19 +137,21 @@ func TestChaosMicroBatch(t *testing.T) {
 	}
 	want := wordcountCSV(text.String())
 	for _, strategy := range []string{"prompt", "pkg"} {
-		t.Run(strategy, func(t *testing.T) {
-			dir := t.TempDir()
-			in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "words.csv")
-			writeFile(t, in, text.String())
-			log := chaosN(t, 1, 3, 1500*time.Millisecond, "run", "wordcount", "--input", in, "--out", out, "--rate", "8000",
-				"--partitioning", strategy, "--workers", "2", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"),
-				"--checkpoint-interval", "1s")
-			if got := readFile(t, out); got != want {
-				t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
-			}
-			if !strings.Contains(log, "restoring checkpoint") {
-				t.Errorf("no run restored a checkpoint:\n%s", log)
-			}
-		})
+		for procs := 1; procs <= 3; procs++ {
+			t.Run(fmt.Sprint(strategy, "/processes=", procs), func(t *testing.T) {
+				dir := t.TempDir()
+				in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "words.csv")
+				writeFile(t, in, text.String())
+				log := chaosN(t, procs, 3, 1500*time.Millisecond, "run", "wordcount", "--input", in, "--out", out, "--rate", "8000",
+					"--partitioning", strategy, "--workers", "2", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"),
+					"--checkpoint-interval", "1s")
+				if got := readFile(t, out); got != want {
+					t.Errorf("output differs from the reference\n%s\n%s", firstDiff(got, want), log)
+				}
+				if !strings.Contains(log, "restoring checkpoint") {
+					t.Errorf("no run restored a checkpoint:\n%s", log)
+				}
+			})
+		}
 	}
 }

@@ -438,7 +438,7 @@ func TestCLIErrors(t *testing.T) {
 		{"partitioning-bench-skew", []string{"bench", "skew", "--events", "100", "--partitioning", "pk"}, []string{"--partitioning", `"pk"`, "all"}},
 		{"bench-skew-zero-events", []string{"bench", "skew", "--events", "0"}, []string{"--events"}},
 		{"bench-skew-dist", []string{"bench", "skew", "--events", "100", "--dist", "pareto"}, []string{"pareto"}},
-		{"bench-skew-text", []string{"bench", "skew", "--events", "100", "--dist", "text"}, []string{"--simulate"}},
+		{"bench-skew-text-dir", []string{"bench", "skew", "--events", "100", "--dist", "text", "--text-dir", missing}, []string{missing}},
 		{"simulate-dist", []string{"bench", "skew", "--simulate", "--dist", "pareto"}, []string{"pareto"}},
 		{"simulate-text-dir", []string{"bench", "skew", "--simulate", "--dist", "text", "--text-dir", missing}, []string{missing}},
 	}

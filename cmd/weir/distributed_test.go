@@ -83,6 +83,23 @@ func TestLaunchBenchYSB(t *testing.T) {
 	}
 }
 
+// bench skew over 2 and 3 processes runs every strategy and auto and
+// checks their output on process 0, which alone prints the summary.
+func TestLaunchBenchSkew(t *testing.T) {
+	for _, n := range []string{"2", "3"} {
+		r := mustSucceed(t, "launch", "-n", n, "--", "bench", "skew", "--events", "200000", "--keys", "5000", "--workers", "1",
+			"--event-rate", "50000", "--partitioning", "all")
+		var got map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || strings.Count(r.stdout, "\n") != 1 {
+			t.Fatalf("%s processes: stdout %q: want one JSON object (%v)", n, r.stdout, err)
+		}
+		per, _ := got["strategies"].(map[string]any)
+		if fmt.Sprint(got["processes"]) != n || got["checked"] != true || len(per) != 5 {
+			t.Errorf("%s processes: summary %v", n, got)
+		}
+	}
+}
+
 // peersFor returns n free loopback addresses.
 func peersFor(t *testing.T, n int) []string {
 	var addrs []string

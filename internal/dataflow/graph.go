@@ -145,6 +145,13 @@ type TaskCtx struct {
 	// Share, on a source instance, is the share of its input it reads
 	// first (nil: its own, Instance Inst of Par; Parallelism 0: none).
 	Share *SourceContext
+	// Done is closed when the job stops. In a job of several processes,
+	// Posts, Self and ProcOf are as in ExchangeCtx, ProcOf for the
+	// instances of this task.
+	Done   <-chan struct{}
+	Posts  RoundPosts
+	Self   int
+	ProcOf func(inst int) int
 }
 
 // Saves registers s (a keyed or instance snapshotter) as operator op's
@@ -197,6 +204,24 @@ type ExchangeCtx struct {
 	// Schedule is the schedule of the tables that follow Routing: a
 	// keyed exchange routes each epoch by the table it has for it.
 	Schedule *routing.Schedule
+	// In a job of several processes, Posts carries what the micro-batch
+	// rounds of one process hand to another, Self is this process and
+	// ProcOf the process of a receiving instance (nil in one process).
+	Posts  RoundPosts
+	Self   int
+	ProcOf func(inst int) int
+}
+
+// RoundPosts carries the messages of the micro-batch rounds between
+// processes: each process's round of an epoch posts every other process
+// what that process's instances own, and takes what they post it.
+type RoundPosts interface {
+	// Post sends process to the messages of operator op's round of epoch
+	// epoch (possibly none).
+	Post(to int, op string, epoch uint64, msgs [][]byte) error
+	// Take waits for process from's messages of op's round of epoch, and
+	// fails if the job stops or from ended without posting them.
+	Take(from int, op string, epoch uint64) ([][]byte, error)
 }
 
 func (j *Graph) Add(n *Node) *Node {

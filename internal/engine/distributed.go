@@ -108,6 +108,11 @@ func (j *Job) startElastic(ctx context.Context, net transport.Network) error {
 	if _, ok := net.(transport.Elastic); !ok {
 		return errors.New("weir: an elastic job needs an elastic mesh")
 	}
+	if j.microBatched() {
+		// Every process takes part in every round of the micro-batch
+		// strategies, from the job's start to its end.
+		return fmt.Errorf("weir: partitioning %s does not run in an elastic job (processes that join and leave); use hash, roundrobin or auto", j.Cfg.Partitioning)
+	}
 	if c.Joining() {
 		if err := j.awaitBootstrap(ctx, net); err != nil {
 			return err

@@ -115,6 +115,9 @@ type wiring struct {
 	made  map[int]madeTask // first instances made to choose lives
 	first uint64
 	mu    sync.Mutex
+	// posts carries the micro-batch rounds' posts (nil in one process or
+	// without micro-batch strategies).
+	posts *roundPosts
 }
 
 // slotKey is a receiver's slot for one sender over one edge.
@@ -126,6 +129,9 @@ func newWiring(j *Job, p *plan.Physical, rt *runtime.Runtime, pl placement, net 
 		hasRemote: map[int]bool{}, inEdge: map[int]plan.Edge{}, keys: map[[2]int]*metrics.KeyCounter{}}
 	for _, pn := range p.Nodes {
 		w.par[pn.ID] = pn.Parallelism
+	}
+	if net != nil && j.microBatched() {
+		w.posts = newRoundPosts(rt, net)
 	}
 	w.heads, w.chains = taskNames(p, func(id int) string { return j.Nodes[id].Name })
 	for ei, e := range p.Edges {
@@ -322,18 +328,27 @@ func (w *wiring) consumer(ei, id int, tc dataflow.TaskCtx) (any, error) {
 		outlets[i] = o
 	}
 	recv := w.j.Nodes[e.To]
-	return recv.Inputs[e.Port].Exchange(dataflow.ExchangeCtx{
+	x := dataflow.ExchangeCtx{
 		Ex: e.Exchange, Outlets: outlets, Name: recv.Name,
 		Sender: tc.Inst, Senders: w.par[id], Done: w.rt.Done(),
 		Ordered: e.Ordered, Whole: e.Whole, Units: tc.Units, Dist: w.j.StableHash(), From: tc.From, Routing: w.j.Schedule(len(outlets)).At(w.first), Schedule: w.j.Schedule(len(outlets)),
-	}), nil
+	}
+	if w.posts != nil {
+		par := w.par[e.To]
+		x.Posts, x.Self, x.ProcOf = w.posts, w.pl.self, func(inst int) int { return w.pl.proc(inst, par) }
+	}
+	return recv.Inputs[e.Port].Exchange(x), nil
 }
 
 // taskCtx is what instance inst of task t is made with, and the list its
 // operators' saved state goes into.
 func (w *wiring) taskCtx(t plan.Task, inst int) (dataflow.TaskCtx, *[]dataflow.SnapEntry) {
 	n := w.j.Nodes[t.Head]
-	tc := dataflow.TaskCtx{Inst: inst, Par: t.Parallelism}
+	tc := dataflow.TaskCtx{Inst: inst, Par: t.Parallelism, Done: w.rt.Done()}
+	if w.posts != nil {
+		par := t.Parallelism
+		tc.Posts, tc.Self, tc.ProcOf = w.posts, w.pl.self, func(inst int) int { return w.pl.proc(inst, par) }
+	}
 	snaps := new([]dataflow.SnapEntry)
 	tc.Snaps = snaps // for checkpoints and key-group handovers
 	tc.View = routing.NewView(w.j.Schedule(t.Parallelism).At(w.first))

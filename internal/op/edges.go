@@ -1,8 +1,6 @@
 package op
 
 import (
-	"fmt"
-
 	"github.com/weirstream/weir/internal/dataflow"
 	"github.com/weirstream/weir/internal/exchange"
 	"github.com/weirstream/weir/internal/partition"
@@ -65,10 +63,10 @@ func windowInput[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggrega
 	j, key := ws.k.s.job, ws.k.key
 	in := keyedInput(ws.k)
 	in.Wire = func() (dataflow.Wire, error) {
-		if strat == partition.PKG || strat == partition.Prompt {
-			return nil, fmt.Errorf("partitioning %s runs in one process; use hash or roundrobin", strat)
-		}
-		return exchange.NewKeyedWire[K, T, A](strat == partition.RoundRobin)
+		// The micro-batch rounds post partials between processes with
+		// this wire's codecs (prompt.roundNet).
+		micro := strat == partition.PKG || strat == partition.Prompt
+		return exchange.NewKeyedWire[K, T, A](strat == partition.RoundRobin || micro)
 	}
 	in.Exchange = func(x dataflow.ExchangeCtx) any {
 		var p dataflow.Pusher[T]

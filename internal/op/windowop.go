@@ -54,6 +54,10 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 	n.Op += " " + strat.String()
 	var micro *prompt.MicroShared[K, T, A]
 	if strat == partition.PKG || strat == partition.Prompt {
+		if procs := j.Processes(); n.ParSet && n.Par < procs {
+			j.Fail(fmt.Errorf("weir: %s: Parallelism(%d) under partitioning %s: the micro-batch rounds need an instance in each of the %d processes", n.Name, n.Par, strat, procs))
+			return result
+		}
 		micro = prompt.NewMicroShared(j, st, strat, ws.k.key, ws.spec, agg.Init, agg.Add, agg.Merge, time.Now)
 		micro.Counting(agg.addN)
 	}
@@ -78,7 +82,15 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 			windowed: newWindowed[K, A](n.Name, ws.spec, *held, j.Cfg.BatchSize, outs[0].(dataflow.Pusher[WindowResult[K, R]]), table),
 		}
 		if micro != nil {
-			w.micro = prompt.NewMicroTask(micro, inst, prompt.MicroOwner[K, T, A](w), func() int64 { return w.wm })
+			table := j.Routing(tc.Par)
+			if tc.View != nil {
+				table = tc.View.Table()
+			}
+			pl := prompt.Placement{Table: table, Schedule: j.Schedule(tc.Par), Done: tc.Done,
+				Name: n.Name, Posts: tc.Posts, Self: tc.Self, ProcOf: tc.ProcOf}
+			if w.micro, err = prompt.NewMicroTask(micro, inst, prompt.MicroOwner[K, T, A](w), func() int64 { return w.wm }, pl); err != nil {
+				return nil, err
+			}
 		}
 		w.lo, w.hi = ws.spec.Range()
 		tc.Saves(n.Name, w)

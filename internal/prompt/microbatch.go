@@ -107,7 +107,17 @@ type MicroShared[K comparable, T, A any] struct {
 	finish    atomic.Int64 // unix nanos: the last receiver's end of the round
 	n         int64
 	busy      atomic.Int64          // nanos spent buffering since the last round (max over senders)
-	tasksOut  []*MicroTask[K, T, A] // per receiver, registered when made
+	tasksOut  []*MicroTask[K, T, A] // per receiver, registered when made (nil: another process's)
+
+	// The receivers this process runs (all of them in one process), by
+	// their position among them, and each receiver's position (-1: it
+	// runs in another process). Map block and reducer j of a round run
+	// on local[j].
+	local []int
+	pos   []int
+	// In a job of several processes, what a round posts to and takes from
+	// the others (posts.go).
+	net *roundNet[K, T, A]
 }
 
 // maxPending is how many deposits a sender may hand over before the
@@ -173,16 +183,17 @@ func NewMicroShared[K comparable, T, A any](j *dataflow.Graph, st *exchange.Edge
 }
 
 // wire records the exchange's shape; every sender calls it with the same
-// values.
-func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, sched *routing.Schedule, done <-chan struct{}) {
+// context but for its Sender and Outlets.
+func (x *MicroShared[K, T, A]) wire(ctx dataflow.ExchangeCtx) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.pending != nil {
-		return
+	err := x.place(Placement{Table: ctx.Routing, Schedule: ctx.Schedule, Done: ctx.Done,
+		Name: ctx.Name, Posts: ctx.Posts, Self: ctx.Self, ProcOf: ctx.ProcOf})
+	if err != nil || x.pending != nil {
+		return err
 	}
-	receivers := rt.Instances()
-	x.senders, x.receivers, x.rt, x.sched, x.done = senders, receivers, rt, sched, done
-	x.span = rt.Span()
+	senders := ctx.Senders
+	x.senders = senders
 	x.pending = make([][]*deposit[K, T], senders)
 	x.free = make([][]*deposit[K, T], senders)
 	x.freed = make([]chan struct{}, senders)
@@ -191,11 +202,54 @@ func (x *MicroShared[K, T, A]) wire(senders int, rt *partition.Table, sched *rou
 	}
 	x.next = make([]progress.Epoch, senders)
 	x.finalSeen = make([]bool, senders)
-	x.bar = barrier{n: receivers, gen: make(chan struct{}), done: done}
+	x.stats.Init(senders, x.receivers)
+	return nil
+}
+
+// Placement is where an aggregation's receivers run, as its senders and
+// its receivers learn it: the routing table and schedule they start with
+// and, in a job of several processes, the rounds' posts, this process and
+// the process of each receiver.
+type Placement struct {
+	Table    *partition.Table
+	Schedule *routing.Schedule
+	Done     <-chan struct{}
+	Name     string
+	Posts    dataflow.RoundPosts
+	Self     int
+	ProcOf   func(inst int) int
+}
+
+// place records the placement, once: the first sender or receiver made in
+// this process does (a process may run receivers and no sender).
+func (x *MicroShared[K, T, A]) place(p Placement) error {
+	if x.pos != nil {
+		return nil
+	}
+	rt := p.Table
+	receivers := rt.Instances()
+	x.receivers, x.rt, x.sched, x.done = receivers, rt, p.Schedule, p.Done
+	x.pos = make([]int, receivers)
+	for r := range receivers {
+		x.pos[r] = -1
+		if p.ProcOf == nil || p.ProcOf(r) == p.Self {
+			x.pos[r] = len(x.local)
+			x.local = append(x.local, r)
+		}
+	}
+	if p.Posts != nil {
+		n, err := newRoundNet[K, T, A](x, p)
+		if err != nil {
+			return err
+		}
+		x.net = n
+	}
+	x.span = x.localSpan(rt)
+	x.bar = barrier{n: len(x.local), gen: make(chan struct{}), done: p.Done}
 	if x.interval > 0 {
 		x.elastic = partition.NewElastic(x.span)
 	}
-	x.stats.Init(senders, receivers)
+	return nil
 }
 
 // microEx is a sender of the micro-batch exchange.
@@ -217,7 +271,11 @@ type microEx[K comparable, T, A any] struct {
 }
 
 func NewMicroEx[K comparable, T, A any](x *MicroShared[K, T, A], ctx dataflow.ExchangeCtx, j *dataflow.Graph) *microEx[K, T, A] {
-	x.wire(ctx.Senders, ctx.Routing, ctx.Schedule, ctx.Done)
+	if err := x.wire(ctx); err != nil {
+		// The edge's wire has the same codecs, and the window refuses a
+		// parallelism that leaves a process without an instance.
+		panic(err)
+	}
 	e := &microEx[K, T, A]{
 		x:    x,
 		i:    ctx.Sender,
@@ -258,7 +316,7 @@ func (x *MicroShared[K, T, A]) Counting(addN func(A, int64) A) {
 // round folds as many).
 func (e *microEx[K, T, A]) enter(t *partition.Table) {
 	e.table = t
-	e.cur.span = min(e.x.spanOf(t), e.x.receivers)
+	e.cur.span = e.x.localSpan(t)
 	e.cur.counting = e.x.addN != nil && e.wmRun
 	if e.pkg != nil {
 		e.pkg.Reset(e.cur.span)
@@ -426,13 +484,20 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 	return nil
 }
 
-// spanOf is t.Span(), kept for the newest table asked about: the senders
-// ask at every marker, and a table changes rarely.
-func (x *MicroShared[K, T, A]) spanOf(t *partition.Table) int {
+// localSpan is how many of this process's receivers are within t.Span()
+// (the instances the operator runs on now), kept for the newest table
+// asked about: the senders ask at every marker, and a table changes
+// rarely.
+func (x *MicroShared[K, T, A]) localSpan(t *partition.Table) int {
 	if c := x.spans.Load(); c != nil && c.t == t {
 		return c.n
 	}
-	n := t.Span()
+	span, n := t.Span(), 0
+	for _, r := range x.local {
+		if r < span {
+			n++
+		}
+	}
 	x.spans.Store(&tableSpan{t, n})
 	return n
 }

@@ -86,7 +86,12 @@ func roundsRun(t *testing.T, s partition.Strategy, counting bool, senders int, r
 	}
 	tasks := make([]*MicroTask[string, string, int64], receivers)
 	for r := range tasks {
-		tasks[r] = NewMicroTask(x, r, MicroOwner[string, string, int64](owners[r]), func() int64 { return progress.NoWatermark })
+		var err error
+		tasks[r], err = NewMicroTask(x, r, MicroOwner[string, string, int64](owners[r]), func() int64 { return progress.NoWatermark },
+			Placement{Table: rt, Done: done})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	for e, epoch := range epochs {
 		m := progress.Marker{Epoch: progress.Epoch(e), Watermark: progress.NoWatermark, Final: e == len(epochs)-1}

@@ -38,16 +38,19 @@ type MicroOwner[K comparable, T, A any] interface {
 }
 
 // NewMicroTask is receiver i's part of the rounds; sink is its window
-// state and wm its watermark.
-func NewMicroTask[K comparable, T, A any](x *MicroShared[K, T, A], i int, sink MicroOwner[K, T, A], wm func() int64) *MicroTask[K, T, A] {
+// state, wm its watermark and p where the receivers run.
+func NewMicroTask[K comparable, T, A any](x *MicroShared[K, T, A], i int, sink MicroOwner[K, T, A], wm func() int64, p Placement) (*MicroTask[K, T, A], error) {
 	t := &MicroTask[K, T, A]{x: x, i: i, sink: sink, wm: wm}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if err := x.place(p); err != nil {
+		return nil, err
+	}
 	for len(x.tasksOut) <= i {
 		x.tasksOut = append(x.tasksOut, nil)
 	}
 	x.tasksOut[i] = t
-	return t
+	return t, nil
 }
 
 // Run is receiver t.i's round for the aligned marker m, before the
@@ -65,6 +68,9 @@ func (t *MicroTask[K, T, A]) Run(m progress.Marker) error {
 	t.reduceTask()
 	if err := t.meet(x.afterReduce); err != nil {
 		return err
+	}
+	if x.net != nil && x.net.err != nil {
+		return x.net.err
 	}
 	t.own()
 	now := x.now().UnixNano()
@@ -115,6 +121,9 @@ func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
 	}
 	x.start = now
 	x.finish.Store(0)
+	if x.net != nil {
+		x.net.epoch = uint64(m.Epoch)
+	}
 	// A sender's oldest pending deposit belongs to this round unless its
 	// consumed deposits already ended this epoch (it is ahead).
 	x.round = x.round[:0]
@@ -143,7 +152,7 @@ func (x *MicroShared[K, T, A]) lead(m progress.Marker) {
 		for _, d := range x.round {
 			x.tasks = max(x.tasks, d.span)
 		}
-		x.tasks = min(x.tasks, x.receivers)
+		x.tasks = min(x.tasks, len(x.local))
 	default:
 		x.tasks = x.span
 	}
@@ -232,7 +241,7 @@ func (x *MicroShared[K, T, A]) follow(m progress.Marker) {
 	if rt == x.rt {
 		return
 	}
-	span := x.spanOf(rt)
+	span := x.localSpan(rt)
 	x.rt = rt
 	if span == x.span {
 		return // a step that moves key groups among the same instances
@@ -282,13 +291,14 @@ func (t *MicroTask[K, T, A]) mapTask() {
 		t.late[r] = t.late[r][:0]
 	}
 	t.folded = 0
-	if t.i >= x.tasks || len(x.keys) == 0 {
+	li := x.pos[t.i]
+	if li >= x.tasks || len(x.keys) == 0 {
 		return
 	}
 	t.acc.reset(len(x.keys))
 	switch x.strategy {
 	case partition.Prompt:
-		for _, f := range x.frags[t.i] {
+		for _, f := range x.frags[li] {
 			for _, d := range x.round {
 				slot := d.slotOf[f.g]
 				if slot < 0 {
@@ -304,7 +314,7 @@ func (t *MicroTask[K, T, A]) mapTask() {
 			}
 		}
 	case partition.PKG:
-		j := int32(t.i)
+		j := int32(li)
 		for _, d := range x.round {
 			for slot, pb := range d.pkgBlock {
 				c := d.pkgCount[slot]
@@ -382,7 +392,7 @@ func (t *MicroTask[K, T, A]) reducer(g int32) int {
 	x := t.x
 	if x.strategy == partition.Prompt {
 		for _, f := range x.plan.Fragments(int(g)) {
-			if int(f.Block) == t.i {
+			if int(f.Block) == x.pos[t.i] {
 				return int(f.Reducer)
 			}
 		}
@@ -401,16 +411,19 @@ func (x *MicroShared[K, T, A]) afterMap() {
 		redLoad := make([]int64, x.tasks)
 		for _, d := range x.round {
 			for o, c := range d.cold {
-				if c > 0 {
-					mapLoad = growTo(mapLoad, o+1)
-					mapLoad[o] += c
+				if li := x.pos[o]; c > 0 && li >= 0 {
+					mapLoad = growTo(mapLoad, li+1)
+					mapLoad[li] += c
 				}
 			}
 		}
 		var frags int64
 		for j, t := range x.tasksOut {
-			if j < x.tasks {
-				mapLoad[j] += t.folded
+			if t == nil {
+				continue
+			}
+			if li := x.pos[j]; li < x.tasks {
+				mapLoad[li] += t.folded
 			}
 			for r, o := range t.out {
 				if r < x.tasks {
@@ -460,8 +473,10 @@ func (x *MicroShared[K, T, A]) coldBase() []int64 {
 	x.base = growTo(x.base[:0], x.tasks)
 	clear(x.base)
 	for _, d := range x.round {
-		for o, c := range d.cold[:min(len(d.cold), x.tasks)] {
-			x.base[o] += c
+		for o, c := range d.cold {
+			if li := x.pos[o]; li >= 0 && li < x.tasks {
+				x.base[li] += c
+			}
 		}
 	}
 	return x.base
@@ -485,15 +500,16 @@ func (t *MicroTask[K, T, A]) reduceTask() {
 		clear(t.owned[o])
 		t.owned[o] = t.owned[o][:0]
 	}
-	if t.i >= x.tasks || len(x.keys) == 0 {
+	li := x.pos[t.i]
+	if li >= x.tasks || len(x.keys) == 0 {
 		return
 	}
 	t.racc.reset(len(x.keys))
 	for _, m := range x.tasksOut {
-		if t.i >= len(m.out) {
+		if m == nil || li >= len(m.out) {
 			continue
 		}
-		for _, p := range m.out[t.i] {
+		for _, p := range m.out[li] {
 			set := t.racc.Entry(p.g)
 			if w := set.Find(p.start, p.end); w != nil {
 				w.Acc = x.merge(w.Acc, p.acc)
@@ -517,10 +533,16 @@ func (x *MicroShared[K, T, A]) afterReduce() {
 	x.index.Clear()
 	// The map partials are merged: their accumulators may hold input data.
 	for _, t := range x.tasksOut {
+		if t == nil {
+			continue
+		}
 		for r := range t.out {
 			clear(t.out[r])
 			t.out[r] = t.out[r][:0]
 		}
+	}
+	if x.net != nil {
+		x.net.exchange()
 	}
 }
 
@@ -528,7 +550,13 @@ func (x *MicroShared[K, T, A]) afterReduce() {
 // it (keys may point into input buffers). t.i is the only reader of each
 // q.owned[t.i] and q.late[t.i]; q writes them again only in the next round.
 func (t *MicroTask[K, T, A]) own() {
+	if n := t.x.net; n != nil {
+		n.own(t)
+	}
 	for _, q := range t.x.tasksOut {
+		if q == nil {
+			continue
+		}
 		if t.i < len(q.owned) {
 			for i := range q.owned[t.i] {
 				t.sink.MergeOne(&q.owned[t.i][i])
