@@ -173,6 +173,23 @@ func TestDistributedOrderedPipelines(t *testing.T) {
 	}
 }
 
+// The micro-batch rounds need an instance of the aggregation in every
+// process: a Parallelism below the processes is refused at start.
+func TestDistributedPromptRefusesFewInstances(t *testing.T) {
+	_, errs := runProcesses(t, 2, []weir.JobOption{weir.Workers(1), weir.Partitioning("prompt")}, func(j *weir.Job) *weir.Collect[distWindow] {
+		s := weir.EventTime(weir.Source(j, "src", weir.SliceSource[rec]{}), func(r rec) int64 { return r.TS }, 0)
+		out := &weir.Collect[distWindow]{}
+		weir.Sink(weir.Count(weir.Window(weir.KeyBy(s, func(r rec) string { return r.Key }), weir.Tumbling(time.Second),
+			weir.WindowOptions(weir.Parallelism(1)))), out)
+		return out
+	})
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "need an instance in each of the 2 processes") {
+			t.Errorf("process %d: Run = %v; want the refusal of Parallelism(1)", i, err)
+		}
+	}
+}
+
 // countedCodec is a user codec that counts what it encodes: int pairs as
 // text, to show it is the one used.
 type countedCodec struct{ encoded *atomic.Int64 }

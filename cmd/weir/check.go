@@ -33,6 +33,9 @@ func (f *jobFlags) check() error {
 	if f.elastic && procs < 2 {
 		return errors.New("--elastic: the job runs in one process, which has no other to hand its key groups to; start it with weir launch -n N (N at least 2) or --peers")
 	}
+	if p := f.partitioning.name; (f.elastic || f.cluster.members > 0) && (p == "prompt" || p == "pkg") {
+		return fmt.Errorf("--partitioning %s does not run in an elastic job (processes that join and leave): its rounds run in every process from the job's start to its end; use hash, roundrobin or auto", p)
+	}
 	if f.workers > f.keyGroups || f.workers*procs > f.keyGroups {
 		what := fmt.Sprintf("--workers %d exceeds", f.workers)
 		switch {

@@ -209,4 +209,13 @@ func TestActiveInstancesRefused(t *testing.T) {
 	mustFail(t, []string{"rescale", "--to", "2", "--leave", "1", "127.0.0.1:1"}, "--to and --leave together")
 	mustFail(t, []string{"rescale", "--leave", "-1", "127.0.0.1:1"}, "--leave -1")
 	mustFail(t, []string{"run", "wordcount", "--input", in, "--out", out, "--elastic"}, "--elastic", "runs in one process")
+	for _, s := range []string{"prompt", "pkg"} {
+		// (The process says which it is before the flags are checked.)
+		r := runWeir(t, "run", "wordcount", "--input", in, "--out", out, "--peers", "127.0.0.1:1,127.0.0.1:2", "--process", "0", "--secret", "s",
+			"--elastic", "--partitioning", s)
+		if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); r.code == 0 ||
+			!strings.HasPrefix(lines[len(lines)-1], "weir: --partitioning "+s+" does not run in an elastic job") {
+			t.Errorf("--elastic --partitioning %s: exit %d, stderr %q; want the refusal", s, r.code, r.stderr)
+		}
+	}
 }

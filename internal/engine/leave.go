@@ -182,6 +182,8 @@ func (j *Job) canLeave(p int) error {
 		return fmt.Errorf("weir: leave: process %d has not joined the job", p)
 	case len(l.from)+len(j.slots.absent())+1 >= n:
 		return errors.New("weir: leave: every other process leaves already; one must stay")
+	case j.microBatched():
+		return fmt.Errorf("weir: leave: partitioning %s runs its rounds in every process from the job's start to its end; use hash, roundrobin or auto", j.Cfg.Partitioning)
 	case len(j.rescale.unmovable) > 0:
 		return fmt.Errorf("weir: leave: %s keeps keyed state of its own (declared with KeyedState), which cannot move with its key groups", strings.Join(j.rescale.unmovable, ", "))
 	}
