@@ -40,6 +40,27 @@ func TestRescaleProcesses(t *testing.T) {
 	}
 }
 
+// The same under the micro-batch strategies: each process's rounds
+// follow the tables, and a process whose instances own no key group
+// (the first case, before the rescale) still folds what its senders
+// deposit and posts it to the owners.
+func TestRescaleProcessesMicroBatch(t *testing.T) {
+	in := rescaleInput(8000)
+	want := withoutTTL(rescaleModel(in))
+	for _, s := range []string{"prompt", "pkg"} {
+		for _, c := range []struct {
+			strat         weir.RescaleStrategy
+			from, to, ask int
+		}{{weir.Batched, 2, 4, 0}, {weir.AllAtOnce, 4, 2, 1}} {
+			t.Run(fmt.Sprintf("%s/%v/%d-%d", s, c.strat, c.from, c.to), func(t *testing.T) {
+				t.Parallel()
+				_, out := rescaleTwoProcesses(t, in, c.from, c.to, c.ask, []weir.JobOption{weir.Partitioning(s)}, weir.WithStrategy(c.strat))
+				checkOps(t, out, want)
+			})
+		}
+	}
+}
+
 // rescaleTwoProcesses runs rescaleOps over in as a job of two processes,
 // with two workers each and the keyed operators over from instances
 // (instances 0 and 1 run on process 0), with opts, asks process ask to

@@ -485,9 +485,11 @@ func (e *microEx[K, T, A]) Mark(m progress.Marker) error {
 }
 
 // localSpan is how many of this process's receivers are within t.Span()
-// (the instances the operator runs on now), kept for the newest table
-// asked about: the senders ask at every marker, and a table changes
-// rarely.
+// (the instances the operator runs on now), at least 1: a process whose
+// receivers own no key group still folds what its senders deposit, on
+// its first receiver, and posts it to the owners. It is kept for the
+// newest table asked about: the senders ask at every marker, and a table
+// changes rarely.
 func (x *MicroShared[K, T, A]) localSpan(t *partition.Table) int {
 	if c := x.spans.Load(); c != nil && c.t == t {
 		return c.n
@@ -498,6 +500,7 @@ func (x *MicroShared[K, T, A]) localSpan(t *partition.Table) int {
 			n++
 		}
 	}
+	n = max(n, 1)
 	x.spans.Store(&tableSpan{t, n})
 	return n
 }

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
+	"github.com/weirstream/weir/internal/dataflow"
+	"github.com/weirstream/weir/internal/transport"
 	"github.com/weirstream/weir/jobs/skew"
 	"github.com/weirstream/weir/jobs/wordcount"
 )
@@ -106,6 +110,43 @@ func TestWordcountGoSource(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestWordcountGoSourceProcesses counts the Go source tree's words over
+// two and three processes (connected in memory) under every strategy and
+// auto: process 0's sink gets exactly the plain count.
+func TestWordcountGoSourceProcesses(t *testing.T) {
+	paths := goSourceFiles(t, 1<<20)
+	want := pairs(wordcount.Reference(readLines(t, paths)))
+	for _, s := range []string{"auto", "hash", "roundrobin", "pkg", "prompt"} {
+		for _, procs := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%s/processes=%d", s, procs), func(t *testing.T) {
+				nets := transport.NewLocal(procs)
+				cols := make([]*weir.Collect[wordcount.Result], procs)
+				errs := make([]error, procs)
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				var wg sync.WaitGroup
+				for i := range procs {
+					job := weir.NewJob("wordcount", weir.Workers(2), weir.Partitioning(s), weir.EpochRecords(2_000), dataflow.WithNetwork(nets[i]))
+					cols[i] = &weir.Collect[wordcount.Result]{}
+					weir.Sink(wordcount.Query(weir.Source(job, "lines", file.Lines(paths, file.Options{}))), cols[i], weir.Name("collect"))
+					wg.Go(func() { errs[i] = job.Run(ctx) })
+				}
+				wg.Wait()
+				for i, err := range errs {
+					if err != nil {
+						t.Fatalf("process %d: %v", i, err)
+					}
+				}
+				got := cols[0].Records()
+				wordcount.Sort(got)
+				if gp := pairs(got); !slices.Equal(gp, want) {
+					t.Errorf("%d distinct words, want %d", len(gp), len(want))
+				}
+			})
 		}
 	}
 }
