@@ -320,7 +320,7 @@ func TestIdleAfterResumesLate(t *testing.T) {
 	early := upTo(idleModel(steady(), nil), 9000)
 	for _, count := range []bool{false, true} {
 		for _, run := range []struct{ procs, workers int }{{0, 2}, {0, 4}, {2, 1}, {2, 2}} {
-			for _, part := range []string{"auto", "roundrobin", "hash"} {
+			for _, part := range []string{"auto", "roundrobin", "hash", "prompt", "pkg"} {
 				name := fmt.Sprintf("count %v, %d processes, %d workers, %s", count, run.procs, run.workers, part)
 				opts := []weir.JobOption{weir.Workers(run.workers), weir.BatchInterval(5 * time.Millisecond), weir.Partitioning(part)}
 				if count {

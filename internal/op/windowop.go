@@ -59,7 +59,12 @@ func Aggregate[K comparable, T, A, R any](ws WindowedStream[K, T], agg Aggregato
 			return result
 		}
 		micro = prompt.NewMicroShared(j, st, strat, ws.k.key, ws.spec, agg.Init, agg.Add, agg.Merge, time.Now)
-		micro.Counting(agg.addN)
+		if !dataflow.IdleUpstream(ws.k.s.node) {
+			// Counting deposits decide lateness at the sender; an idle
+			// sender's watermark may be behind the window's, which left
+			// it out while it was idle.
+			micro.Counting(agg.addN)
+		}
 	}
 	n.Inputs = []dataflow.InputEdge{windowInput(ws, agg, strat, st, micro)}
 	if err := checkAggregate(n.Name, ws, &agg); err != nil {

@@ -44,8 +44,30 @@ type roundNet[K comparable, T, A any] struct {
 	late  [][]dataflow.Krec[K, T]
 }
 
-// postBatch bounds the partials or records of one message.
-const postBatch = 4096
+// postBatch bounds the partials or records of one message, and maxPost
+// its bytes (a message over it is halved, down to one partial or record;
+// the transport takes up to 64 MiB).
+const (
+	postBatch = 4096
+	maxPost   = 8 << 20
+)
+
+// encodeHalving appends to msgs the encoding of recs, as the batch mk
+// makes, halving it while a message would exceed maxPost bytes.
+func encodeHalving[R any](w dataflow.Wire, recs []R, mk func([]R) any, msgs [][]byte) ([][]byte, error) {
+	m, err := w.Encode(nil, mk(recs))
+	if err != nil {
+		return msgs, err
+	}
+	if len(m) > maxPost && len(recs) > 1 {
+		h := len(recs) / 2
+		if msgs, err = encodeHalving(w, recs[:h], mk, msgs); err != nil {
+			return msgs, err
+		}
+		return encodeHalving(w, recs[h:], mk, msgs)
+	}
+	return append(msgs, m), nil
+}
 
 func newRoundNet[K comparable, T, A any](x *MicroShared[K, T, A], ctx Placement) (*roundNet[K, T, A], error) {
 	w, err := exchange.NewKeyedWire[K, T, A](true)
@@ -101,20 +123,20 @@ func (n *roundNet[K, T, A]) encodeFor(p int) ([][]byte, error) {
 	kb := &dataflow.Kbatch[K, T]{}
 	flush := func(force bool) error {
 		if len(pb.Recs) >= postBatch || force && len(pb.Recs) > 0 {
-			m, err := n.wire.Encode(nil, pb)
+			var err error
+			msgs, err = encodeHalving(n.wire, pb.Recs, func(r []exchange.Partial[K, A]) any { return &exchange.Pbatch[K, A]{Recs: r} }, msgs)
 			if err != nil {
 				return err
 			}
-			msgs = append(msgs, m)
 			clear(pb.Recs)
 			pb.Recs = pb.Recs[:0]
 		}
 		if len(kb.Recs) >= postBatch || force && len(kb.Recs) > 0 {
-			m, err := n.wire.Encode(nil, kb)
+			var err error
+			msgs, err = encodeHalving(n.wire, kb.Recs, func(r []dataflow.Krec[K, T]) any { return &dataflow.Kbatch[K, T]{Recs: r} }, msgs)
 			if err != nil {
 				return err
 			}
-			msgs = append(msgs, m)
 			clear(kb.Recs)
 			kb.Recs = kb.Recs[:0]
 		}
