@@ -127,16 +127,16 @@ func TestChaosYSB(t *testing.T) {
 	})
 }
 
-// The micro-batch strategies in one, two and three processes with two
-// workers each and a checkpoint every second survive three SIGKILLs: the
+// Every strategy and auto in one, two and three processes with two
+// workers each and a checkpoint every second survives three SIGKILLs: the
 // word count equals the reference.
-func TestChaosMicroBatch(t *testing.T) {
+func TestChaosStrategies(t *testing.T) {
 	var text strings.Builder
 	for i := range 60_000 {
 		fmt.Fprintf(&text, "w%d v%d the\n", i%1997, i%31)
 	}
 	want := wordcountCSV(text.String())
-	for _, strategy := range []string{"prompt", "pkg"} {
+	for _, strategy := range []string{"prompt", "pkg", "hash", "roundrobin", "auto"} {
 		for procs := 1; procs <= 3; procs++ {
 			t.Run(fmt.Sprint(strategy, "/processes=", procs), func(t *testing.T) {
 				dir := t.TempDir()
