@@ -45,8 +45,10 @@ import (
 //  5. Own. Each receiver merges what it owns into its window state, then
 //     fires windows as usual.
 //
-// Everything between the receivers goes through memory, between barriers.
-// Only the receivers meet: they have this exchange as their only input and
+// Everything between the receivers of a process goes through memory,
+// between barriers; in a job of several processes each runs its own
+// rounds and posts the others what they own (posts.go). Only the
+// receivers meet: they have this exchange as their only input and
 // emit nothing of an epoch before its round, so a receiver waiting at the
 // barrier never holds back another.
 //
