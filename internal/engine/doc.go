@@ -5,6 +5,8 @@
 // state, ckptservice.go runs internal/coord's state machine as a runtime
 // service, coordinator.go holds what was restored and the two-phase
 // outputs) and owns the checkpoint directory, exchanges summaries,
+// carries the micro-batch rounds' posts between processes
+// (rounds_net.go),
 // reshapes the running job: key groups move between the keyed instances
 // with their state (rescale.go plans and announces, handover.go moves,
 // post.go carries it within and between processes, reuse.go sends a key
