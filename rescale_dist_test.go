@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,44 @@ func TestRescaleProcessesMicroBatch(t *testing.T) {
 				checkOps(t, out, want)
 			})
 		}
+	}
+}
+
+// A process of a job partitioned by prompt or pkg cannot leave it: every
+// process takes part in every round. The leave is refused while the job
+// runs, and the job goes on to its end with the plain results.
+func TestLeaveRefusedMicroBatch(t *testing.T) {
+	in := rescaleInput(4000)
+	want := withoutTTL(rescaleModel(in))
+	for _, s := range []string{"prompt", "pkg"} {
+		t.Run(s, func(t *testing.T) {
+			t.Parallel()
+			nets := transport.NewLocal(2)
+			jobs := make([]*weir.Job, 2)
+			outs := make([]*weir.Collect[rsOut], 2)
+			errs := make([]error, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var wg sync.WaitGroup
+			for i := range jobs {
+				jobs[i] = weir.NewJob("leave-micro", weir.Workers(2), weir.BatchInterval(20*time.Millisecond), weir.Partitioning(s), weir.WithNetwork(nets[i]))
+				outs[i] = rescaleOpsAt(jobs[i], in, 2500, nil)
+				wg.Go(func() { errs[i] = jobs[i].Run(ctx) })
+			}
+			for jobs[0].Metrics().Records < 500 && ctx.Err() == nil {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if _, err := jobs[0].Leave(1); err == nil || !strings.Contains(err.Error(), "runs its rounds in every process") {
+				t.Errorf("Leave(1) = %v; want the refusal", err)
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("process %d: %v", i, err)
+				}
+			}
+			checkOps(t, outs[0].Records(), want)
+		})
 	}
 }
 
