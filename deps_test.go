@@ -7,7 +7,9 @@ import (
 )
 
 // A program that uses the in-memory API (the README's tour: weir and its
-// connectors) links no Pebble, which only package pebblestate imports, and
+// file and generator connectors) links no Kafka, NATS, Redis or
+// PostgreSQL client, each of which only its own connector package
+// imports, no Pebble, which only package pebblestate imports, and
 // no gonum, which only the benchmark report (internal/report, cmd/weir)
 // imports, and no Prometheus client, which only package prom (and
 // cmd/weir, through it) imports.
@@ -21,8 +23,16 @@ func TestInMemoryAPILinksNoPebble(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(dep, "cockroachdb") || strings.Contains(dep, "prometheus") || strings.Contains(dep, "getsentry") || strings.HasPrefix(dep, "gonum.org/") {
+		if strings.Contains(dep, "cockroachdb") || strings.Contains(dep, "prometheus") || strings.Contains(dep, "getsentry") || strings.HasPrefix(dep, "gonum.org/") ||
+			strings.Contains(dep, "twmb/franz-go") || strings.Contains(dep, "nats-io/") || strings.Contains(dep, "redis/go-redis") || strings.Contains(dep, "jackc/") {
 			t.Errorf("the in-memory API links %s", dep)
+		}
+	}
+	for pkg, dep := range map[string]string{"./connector/kafka": "github.com/twmb/franz-go/pkg/kgo", "./connector/nats": "github.com/nats-io/nats.go",
+		"./connector/redis": "github.com/redis/go-redis/v9", "./connector/postgres": "github.com/jackc/pgx/v5"} {
+		out, err = exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), dep+"\n") {
+			t.Errorf("package %s does not list %s among its dependencies (%v): the check above proves nothing", pkg, dep, err)
 		}
 	}
 	out, err = exec.Command(goTool, "list", "-deps", "./pebblestate").CombinedOutput()
