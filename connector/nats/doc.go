@@ -1,0 +1,69 @@
+// Package nats reads streams from NATS JetStream and writes streams to
+// it.
+//
+// # Sources
+//
+// Source reads the messages of one JetStream stream, optionally only
+// those on a subject filter, and decodes each message's payload. A
+// stream is one ordered log, so one reader reads it all: instance 0 of
+// the source reads the whole stream, in stream order, through an ordered
+// consumer (an ephemeral consumer without acks, which the client
+// recreates from where it was if it misses a message); the other
+// instances of a source with several read nothing and end at once (Read
+// returns io.EOF). Parallelism thus belongs downstream of the source,
+// after a KeyBy or a Map with Parallelism.
+//
+// Reading starts at the stream's first message, at the first message
+// stored at or after SourceConfig.StartAt, or after the last message
+// (SourceConfig.New), and waits for new messages forever, unless
+// SourceConfig.Bounded: then the input ends after the last message the
+// stream held (on the subject filter) when the reader opened, as a
+// backfill or a test should. A Read with nothing to return returns an
+// empty batch after waiting a few milliseconds.
+//
+// A message the decoder rejects fails the job with an error that names
+// the stream and the message's sequence:
+//
+//	nats: stream ORDERS sequence 17 (subject orders.new): unexpected end of JSON input
+//
+// unless SourceConfig.DeadLetter is set: then the message goes there, as
+// a file.Letter whose Split is the stream and whose Offset is the
+// sequence, and the reader goes on; the source counts the letters
+// (dead_letters in the job's counters). A missing stream, a bad URL or a
+// server that cannot be reached (the reader tries for 10 s) fails Open:
+//
+//	nats: stream ORDERS not found at nats://127.0.0.1:4222
+//
+// # Exactly once
+//
+// The readers implement weir.Seekable and weir.Rescalable: the reading
+// instance's position is the stream sequence it reads next, with the
+// stream's name, so that a checkpoint holds where reading stands and a
+// job restored from it reads the stream again from there (while the
+// stream still holds those messages: its retention must keep them until
+// a checkpoint covers them). A position of another stream is refused.
+// Restored with another parallelism, instance 0 resumes where the old
+// instance 0 stood. With an OpenDeadLetter output the letters are
+// exactly-once too, by (source, stream, sequence).
+//
+// Sink publishes each record to a stream, on SinkConfig.Subject, with a
+// message id (Nats-Msg-Id): by default a hash of the record's bytes, or
+// SinkConfig.ID. The server stores a message once per id within the
+// stream's duplicate window (2 minutes for a stream the sink creates,
+// the server's default otherwise), so the records a job restored from a
+// checkpoint publishes again are dropped as duplicates, provided the
+// restart comes within the window. Records of equal bytes are one
+// message under the default id: give an ID that tells them apart when
+// they are distinct results. The sink publishes without waiting, and
+// waits for the server's acks at the end of each epoch and at Close; a
+// publication the server refuses fails the job. Several instances of the
+// sink share one connection and may publish in any order between them.
+//
+// # Usage
+//
+//	src := nats.Source(nats.SourceConfig{URL: "nats://127.0.0.1:4222", Stream: "ORDERS", Bounded: true}, decodeOrder)
+//	orders := weir.Source(job, "orders", src)
+//	...
+//	weir.Sink(totals, nats.Sink(nats.SinkConfig{URL: "nats://127.0.0.1:4222", Stream: "TOTALS", Create: true},
+//		func(t Total, dst []byte) []byte { return fmt.Appendf(dst, "%s,%d", t.Key, t.Count) }))
+package nats
