@@ -1,0 +1,203 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/file"
+)
+
+// Start says where a source without a checkpoint starts reading.
+type Start int
+
+const (
+	// StartEarliest reads each partition from its first record.
+	StartEarliest Start = iota
+	// StartLatest reads only records written after the reader opens.
+	StartLatest
+	// StartAtTime reads from the first record whose timestamp is at or
+	// after SourceConfig.At.
+	StartAtTime
+)
+
+func (s Start) String() string {
+	switch s {
+	case StartEarliest:
+		return "earliest"
+	case StartLatest:
+		return "latest"
+	case StartAtTime:
+		return "time"
+	}
+	return fmt.Sprintf("Start(%d)", int(s))
+}
+
+// SourceConfig is a source over one topic.
+type SourceConfig struct {
+	Config
+	Topic string
+	Start Start
+	At    time.Time // with StartAtTime
+	// Bounded stops each partition at the end its committed records had
+	// when the reader opened (the last stable offset), so that a backfill
+	// or a test ends by itself. The ends are kept in checkpoints, so a
+	// restored job stops where the first run would have.
+	Bounded bool
+	// DeadLetter, if set, receives the records decode rejects, with their
+	// topic, partition and offset; nil: such a record fails the job.
+	DeadLetter *file.DeadLetter
+	// Discover is how often a reader looks for partitions added to the
+	// topic (default 5 s; negative: never). A bounded source never does.
+	Discover time.Duration
+}
+
+// Message is a record as read from a partition.
+type Message struct {
+	Key, Value []byte
+	Partition  int32
+	Offset     int64
+	Time       time.Time
+}
+
+// Source returns a source of the records decode makes of the topic's
+// messages. Partition p is read by instance p mod n of the source's n
+// instances, so the processes of a job share a topic's partitions without
+// a consumer group. It reads committed records only (read_committed).
+func Source[T any](cfg SourceConfig, decode func(m Message) (T, error)) *SourceInput[T] {
+	return &SourceInput[T]{cfg: cfg, decode: decode}
+}
+
+// Values adapts a decoder of values to Source's decoder.
+func Values[T any](decode func(value []byte) (T, error)) func(Message) (T, error) {
+	return func(m Message) (T, error) { return decode(m.Value) }
+}
+
+// SourceInput is the weir.Input Source returns.
+type SourceInput[T any] struct {
+	cfg    SourceConfig
+	decode func(Message) (T, error)
+	name   string // the source's name in the job, for dead letters
+	mu     sync.Mutex
+	lag    map[int]int64 // by instance
+}
+
+var (
+	_ weir.Recoverable = (*SourceInput[int])(nil)
+	_ weir.Identified  = (*SourceInput[int])(nil)
+	_ weir.Counted     = (*SourceInput[int])(nil)
+)
+
+// Check reports, without reading, whether the topic can be read: the
+// brokers answer and the topic exists.
+func (s *SourceInput[T]) Check(ctx context.Context) error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	cl, err := s.cfg.dial()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	_, err = partitions(ctx, kadm.NewClient(cl), s.cfg.Config, s.cfg.Topic)
+	return err
+}
+
+func (s *SourceInput[T]) validate() error {
+	switch {
+	case s.cfg.Topic == "":
+		return errors.New("kafka: source: no topic")
+	case s.decode == nil:
+		return errors.New("kafka: source: no decoder")
+	case s.cfg.Start < StartEarliest || s.cfg.Start > StartAtTime:
+		return fmt.Errorf("kafka: source: %v is not a start", s.cfg.Start)
+	case s.cfg.Start == StartAtTime && s.cfg.At.IsZero():
+		return errors.New("kafka: source: StartAtTime without a time")
+	}
+	return s.cfg.validate()
+}
+
+// Recover implements weir.Recoverable: the source learns its name and
+// passes the call on to its dead-letter output.
+func (s *SourceInput[T]) Recover(rc weir.RecoverContext) error {
+	s.name = rc.Source
+	if s.cfg.DeadLetter != nil {
+		return s.cfg.DeadLetter.Recover(rc)
+	}
+	return nil
+}
+
+// Identity implements weir.Identified: the topic and where reading starts.
+func (s *SourceInput[T]) Identity() string {
+	id := fmt.Sprintf("kafka topic %s from %v", s.cfg.Topic, s.cfg.Start)
+	if s.cfg.Start == StartAtTime {
+		id += " " + s.cfg.At.UTC().Format(time.RFC3339Nano)
+	}
+	if s.cfg.Bounded {
+		id += ", bounded"
+	}
+	return id
+}
+
+// Counters implements weir.Counted: kafka_lag, the records in this
+// process's partitions not read yet as of the readers' last fetches, and
+// the dead letters.
+func (s *SourceInput[T]) Counters() map[string]int64 {
+	s.mu.Lock()
+	var lag int64
+	for _, l := range s.lag {
+		lag += l
+	}
+	s.mu.Unlock()
+	out := map[string]int64{"kafka_lag": lag}
+	if s.cfg.DeadLetter != nil {
+		out["dead_letters"] = s.cfg.DeadLetter.Count()
+	}
+	return out
+}
+
+func (s *SourceInput[T]) setLag(inst int, lag int64) {
+	s.mu.Lock()
+	if s.lag == nil {
+		s.lag = map[int]int64{}
+	}
+	s.lag[inst] = lag
+	s.mu.Unlock()
+}
+
+// Open implements weir.Input: it finds the instance's partitions and where
+// each starts (and, bounded, ends).
+func (s *SourceInput[T]) Open(sc weir.SourceContext) (weir.Reader[T], error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	adm, err := s.cfg.dial()
+	if err != nil {
+		return nil, err
+	}
+	r := &reader[T]{in: s, sc: sc, adm: adm, kadm: kadm.NewClient(adm), next: map[int32]int64{}, stop: map[int32]int64{}}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.connect())
+	defer cancel()
+	n, err := partitions(ctx, r.kadm, s.cfg.Config, s.cfg.Topic)
+	if err != nil {
+		adm.Close()
+		return nil, err
+	}
+	var mine []int32
+	for p := range n {
+		if owns(p, sc.Instance, sc.Parallelism) {
+			mine = append(mine, p)
+		}
+	}
+	if err := r.startAt(ctx, mine, s.cfg.Start); err != nil {
+		adm.Close()
+		return nil, err
+	}
+	r.known = n
+	r.lastLook = time.Now()
+	return r, nil
+}
