@@ -47,8 +47,8 @@ func rootCmd() *cobra.Command {
 	bench.AddCommand(benchYSBCmd(), benchYSBJSONCmd(), benchSkewCmd(), benchFissionCmd(), benchTransportCmd(), benchNexmarkCmd(), benchRescaleCmd(), benchAutoscaleCmd())
 	bench.AddCommand(benchReportCmd())
 	gen := &cobra.Command{Use: "gen EVENTS", Short: "Write generated events to a file"}
-	gen.AddCommand(genNexmarkCmd())
-	root.AddCommand(run, bench, gen, explainCmd(), launchCmd(), traceCmd(), diagnoseCmd(), rescaleCmd())
+	gen.AddCommand(genNexmarkCmd(), genYSBCmd())
+	root.AddCommand(run, bench, gen, explainCmd(), launchCmd(), traceCmd(), diagnoseCmd(), rescaleCmd(), devCmd(), pipeCmd(), ysbSetupCmd())
 	for _, c := range []*cobra.Command{run, bench, gen} {
 		c.Args = cobra.NoArgs
 		c.RunE = func(cmd *cobra.Command, args []string) error {

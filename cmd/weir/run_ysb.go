@@ -23,6 +23,10 @@ func runYSBCmd() *cobra.Command {
 		deadLetter string
 		duration   time.Duration
 		rate       float64
+		source     string
+		sink       string
+		redisURI   string
+		bounded    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ysb",
@@ -32,7 +36,17 @@ func runYSBCmd() *cobra.Command {
 Without --events FILE it runs on the built-in generator for --duration (or
 --events N events) with a live progress line. With --events FILE --campaigns
 FILE --out FILE it reads JSON-lines events and an ad_id,campaign_id CSV and
-writes campaign_id,window_start_ms,count sorted by campaign and window.`,
+writes campaign_id,window_start_ms,count sorted by campaign and window.
+
+YSB in its original form reads Kafka and joins against Redis:
+
+  weir ysb-setup --redis redis://127.0.0.1:6379
+  weir run ysb --source kafka://127.0.0.1:9092/ad-events --redis redis://127.0.0.1:6379
+
+--source and --sink take kafka://, nats://, file:// (and, for --sink,
+postgres:// and redis://) URIs; --out FILE stays the short form of a sorted
+CSV written at the end. With --checkpoint-dir the Kafka, NATS (by message
+id), PostgreSQL and Redis sinks are exactly-once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkRate(cmd, rate); err != nil {
@@ -46,6 +60,25 @@ writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 			n, isNum, err := parseCount("events", events, "events")
 			if err != nil {
 				return err
+			}
+			if source != "" || sink != "" || redisURI != "" {
+				y := ysbConnect{source: source, sink: sink, redis: redisURI, campaigns: campaigns, out: out, deadLetter: deadLetter,
+					events: n, duration: duration, maxDelay: maxDelay, rate: rate, bounded: bounded}
+				if events != "" && !isNum {
+					y.eventsFile = events
+				}
+				if y.eventsFile != "" || source != "" {
+					y.events, y.duration = 0, 0
+					if !cmd.Flags().Changed("rate") {
+						y.rate = 0 // records are read as fast as they come unless paced
+					}
+				} else if n > 0 && !cmd.Flags().Changed("duration") {
+					y.duration = 0
+				}
+				return runYSBConnect(ctx, jf, y)
+			}
+			if bounded {
+				return fmt.Errorf("--bounded needs --source URI")
 			}
 			if events != "" && !isNum {
 				if st, err := os.Stat(events); os.IsNotExist(err) {
@@ -76,6 +109,10 @@ writes campaign_id,window_start_ms,count sorted by campaign and window.`,
 	cmd.Flags().DurationVar(&maxDelay, "max-delay", 5*time.Second, "how far out of event-time order input may be")
 	cmd.Flags().StringVar(&deadLetter, "dead-letter", "", "write bad input lines, as JSON with their position and reason, to `FILE` (FILE.process-I in a distributed job) instead of failing")
 	cmd.Flags().DurationVar(&duration, "duration", 20*time.Second, "how long the generator runs (0: until --events)")
+	cmd.Flags().StringVar(&source, "source", "", "read the JSON-lines events from `URI`: kafka://host:port/topic, nats://host:port/stream or file://path")
+	cmd.Flags().StringVar(&sink, "sink", "", "write each window's count to `URI` as it closes: kafka://host:port/topic, nats://host:port/stream or file://path (lines campaign_id,window_start_ms,count), postgres://user@host:port/db?table=T (an upsert of T, default ysb_windows), redis://host:port (YSB's layout)")
+	cmd.Flags().StringVar(&redisURI, "redis", "", "join each ad's campaign from Redis at `URI` (loaded by weir ysb-setup), with a local cache; without --sink or --out, the results go there too, in YSB's layout")
+	cmd.Flags().BoolVar(&bounded, "bounded", false, "with --source kafka:// or nats://, stop at the records that were the latest when the job started")
 	cmd.Flags().Float64Var(&rate, "rate", 1_000_000, "events per second, generated or replayed from --events FILE (0: as fast as possible; a file is not paced unless given)")
 	return cmd
 }

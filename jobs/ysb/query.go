@@ -40,10 +40,19 @@ type Result = weir.WindowResult[string, int64]
 // views, which are all the window sees. The functions read events through
 // pointers (FilterRef, MapRef), since an event is 15 words.
 func Query(events weir.Stream[gen.YSBEvent], c Campaigns, maxDelay time.Duration) weir.Stream[Result] {
+	return query(events, func(e *gen.YSBEvent) View { return View{Campaign: c[e.AdID], EventTime: e.EventTime} }, maxDelay)
+}
+
+// QueryJoin is Query with the campaign of an ad from campaign ("" for
+// none), such as a lookup in an external store with a local cache. It
+// must be safe for concurrent use.
+func QueryJoin(events weir.Stream[gen.YSBEvent], campaign func(ad string) string, maxDelay time.Duration) weir.Stream[Result] {
+	return query(events, func(e *gen.YSBEvent) View { return View{Campaign: campaign(e.AdID), EventTime: e.EventTime} }, maxDelay)
+}
+
+func query(events weir.Stream[gen.YSBEvent], join func(e *gen.YSBEvent) View, maxDelay time.Duration) weir.Stream[Result] {
 	views := weir.FilterRef(events, func(e *gen.YSBEvent) bool { return e.EventType == "view" }, weir.Name("filter(view)"), weir.Stateless())
-	proj := weir.MapRef(views, func(e *gen.YSBEvent) View {
-		return View{Campaign: c[e.AdID], EventTime: e.EventTime}
-	}, weir.Name("map(campaign)"), weir.Stateless())
+	proj := weir.MapRef(views, join, weir.Name("map(campaign)"), weir.Stateless())
 	known := weir.Filter(proj, func(v View) bool { return v.Campaign != "" }, weir.Name("filter(known)"), weir.Stateless())
 	timed := weir.EventTime(known, func(v View) int64 { return v.EventTime }, maxDelay, weir.Name("eventtime"))
 	keyed := weir.KeyBy(timed, func(v View) string { return v.Campaign })

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nuid"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/file"
+	"github.com/weirstream/weir/connector/kafka"
+	"github.com/weirstream/weir/connector/nats"
+)
+
+// endpoint is a --source or --sink URI:
+//
+//	kafka://host:port[,host:port]/topic   (see kafka.ParseURI)
+//	nats://host:port/stream               (a JetStream stream; subject = stream)
+//	file://path                           (a file of lines)
+//	postgres://user@host:port/db?table=T  (a sink of a job's results)
+//	redis://host:port[/db][?prefix=P]     (a sink of YSB's results)
+type endpoint struct {
+	flag, uri string
+	scheme    string
+	kafka     kafka.Config
+	name      string // topic, stream, file path, table or key prefix
+	url       string // nats, postgres or redis URL without the name
+}
+
+func (e endpoint) String() string { return e.flag + " " + e.uri }
+
+// parseEndpoint parses the URI given to flag; kinds are the schemes it
+// takes there.
+func parseEndpoint(flag, uri string, kinds ...string) (endpoint, error) {
+	ep := endpoint{flag: flag, uri: uri}
+	scheme, rest, ok := strings.Cut(uri, "://")
+	if !ok || !contains(kinds, scheme) {
+		return ep, fmt.Errorf("%s %s: want a URI: %s", flag, uri, strings.Join(schemeForms(kinds), ", "))
+	}
+	ep.scheme = scheme
+	var err error
+	switch scheme {
+	case "kafka":
+		ep.kafka, ep.name, err = kafka.ParseURI(uri)
+	case "file":
+		ep.name = rest
+		if rest == "" {
+			err = fmt.Errorf("no path")
+		}
+	case "nats":
+		u, perr := url.Parse(uri)
+		if perr != nil {
+			err = perr
+			break
+		}
+		ep.name = strings.Trim(u.Path, "/")
+		if ep.name == "" || strings.Contains(ep.name, "/") || u.Host == "" {
+			err = fmt.Errorf("want nats://host:port/stream")
+		}
+		u.Path = ""
+		ep.url = u.String()
+	case "postgres", "postgresql":
+		ep.url, ep.name, err = cutParam(uri, "table")
+	case "redis":
+		ep.url, ep.name, err = cutParam(uri, "prefix")
+	}
+	if err != nil {
+		return ep, fmt.Errorf("%s %s: %v", flag, uri, strings.TrimPrefix(err.Error(), "kafka: "))
+	}
+	return ep, nil
+}
+
+// cutParam removes query parameter key from uri and returns its value.
+func cutParam(uri, key string) (string, string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", "", err
+	}
+	q := u.Query()
+	v := q.Get(key)
+	q.Del(key)
+	u.RawQuery = q.Encode()
+	return u.String(), v, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y || x == "postgresql" && y == "postgres" {
+			return true
+		}
+	}
+	return false
+}
+
+func schemeForms(kinds []string) []string {
+	forms := map[string]string{
+		"kafka": "kafka://host:port/topic", "nats": "nats://host:port/stream", "file": "file://path",
+		"postgres": "postgres://user@host:port/db?table=name", "redis": "redis://host:port",
+	}
+	var out []string
+	for _, k := range kinds {
+		out = append(out, forms[k])
+	}
+	return out
+}
+
+// lineSource opens a source of the decoded lines (messages) of ep.
+func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode func(string) (T, error)) (weir.Input[T], error) {
+	switch ep.scheme {
+	case "kafka":
+		return kafka.Source(kafka.SourceConfig{Config: ep.kafka, Topic: ep.name, Bounded: bounded, DeadLetter: dl},
+			func(m kafka.Message) (T, error) { return decode(string(m.Value)) }), nil
+	case "nats":
+		return nats.Source(nats.SourceConfig{URL: ep.url, Stream: ep.name, Bounded: bounded, DeadLetter: dl},
+			func(b []byte) (T, error) { return decode(string(b)) }), nil
+	case "file":
+		return file.JSONLines([]string{ep.name}, decode, file.Options{DeadLetter: dl}), nil
+	}
+	return nil, fmt.Errorf("%s: not a source", ep)
+}
+
+// lineSink opens a sink that writes format's line (message) of each
+// record to ep. A NATS message's id is a hash of its bytes, so equal
+// lines within the stream's duplicate window are one, unless unique
+// gives each message an id of its own (then a replay after a restart
+// publishes again: at-least-once).
+func lineSink[T any](ep endpoint, format func(T, []byte) []byte, unique bool) (weir.Output[T], error) {
+	switch ep.scheme {
+	case "kafka":
+		return kafka.Sink(kafka.SinkConfig{Config: ep.kafka, Topic: ep.name, Create: true},
+			func(v T) ([]byte, []byte) { return nil, format(v, nil) }), nil
+	case "nats":
+		cfg := nats.SinkConfig{URL: ep.url, Stream: ep.name, Create: true}
+		if unique {
+			cfg.ID = func([]byte) string { return nuid.Next() }
+		}
+		return nats.Sink(cfg, format), nil
+	case "file":
+		return newLineFile[T](ep.name, format), nil
+	}
+	return nil, fmt.Errorf("%s: takes no records of this job", ep)
+}
+
+// check asks a connector that can check its server and topic before the
+// job runs to do so.
+func check(ctx context.Context, c any) error {
+	if ch, ok := c.(interface{ Check(context.Context) error }); ok {
+		return ch.Check(ctx)
+	}
+	return nil
+}
+
+// lineFile is a sink that writes lines to a file, made (emptied) at its
+// first write, flushed at every epoch's end. It is at-least-once: a job
+// restored from a checkpoint writes again what came after it.
+type lineFile[T any] struct {
+	mu     sync.Mutex
+	path   string
+	format func(T, []byte) []byte
+	f      *os.File
+	bw     *bufio.Writer
+	buf    []byte
+}
+
+func newLineFile[T any](path string, format func(T, []byte) []byte) *lineFile[T] {
+	return &lineFile[T]{path: path, format: format}
+}
+
+func (l *lineFile[T]) Write(batch []T) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		f, err := os.Create(l.path)
+		if err != nil {
+			return fmt.Errorf("file: %v", unwrapPath(err))
+		}
+		l.f, l.bw = f, bufio.NewWriterSize(f, 64<<10)
+	}
+	for i := range batch {
+		l.buf = append(l.format(batch[i], l.buf[:0]), '\n')
+		if _, err := l.bw.Write(l.buf); err != nil {
+			return fmt.Errorf("file: %s: %v", l.path, err)
+		}
+	}
+	return nil
+}
+
+func (l *lineFile[T]) EndEpoch(uint64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.bw == nil {
+		return nil
+	}
+	return l.bw.Flush()
+}
+
+func (l *lineFile[T]) Close() error {
+	if err := l.EndEpoch(0); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		f, err := os.Create(l.path) // an empty output is a file too
+		if err != nil {
+			return fmt.Errorf("file: %v", unwrapPath(err))
+		}
+		return f.Close()
+	}
+	err := l.f.Close()
+	l.f, l.bw = nil, nil
+	return err
+}
