@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nuid"
 
@@ -109,12 +110,19 @@ func schemeForms(kinds []string) []string {
 	return out
 }
 
-// lineSource opens a source of the decoded lines (messages) of ep.
-func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode func(string) (T, error)) (weir.Input[T], error) {
+// lineSource opens a source of the decoded lines (messages) of ep. With
+// ts, a Kafka reader hands out its partitions' records in step by that
+// event time (kafka.SourceInput.EventTime), a partition idle for a second
+// aside.
+func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode func(string) (T, error), ts func(T) int64) (weir.Input[T], error) {
 	switch ep.scheme {
 	case "kafka":
-		return kafka.Source(kafka.SourceConfig{Config: ep.kafka, Topic: ep.name, Bounded: bounded, DeadLetter: dl},
-			func(m kafka.Message) (T, error) { return decode(string(m.Value)) }), nil
+		in := kafka.Source(kafka.SourceConfig{Config: ep.kafka, Topic: ep.name, Bounded: bounded, DeadLetter: dl},
+			func(m kafka.Message) (T, error) { return decode(string(m.Value)) })
+		if ts != nil {
+			in = in.EventTime(ts, time.Second)
+		}
+		return in, nil
 	case "nats":
 		return nats.Source(nats.SourceConfig{URL: ep.url, Stream: ep.name, Bounded: bounded, DeadLetter: dl},
 			func(b []byte) (T, error) { return decode(string(b)) }), nil

@@ -70,7 +70,7 @@ func runPipe(ctx context.Context, jf jobFlags, src, dst endpoint, bounded bool) 
 	if err := ps.check(); err != nil {
 		return err
 	}
-	in, err := lineSource(src, bounded, (*file.DeadLetter)(nil), func(s string) (string, error) { return s, nil })
+	in, err := lineSource(src, bounded, (*file.DeadLetter)(nil), func(s string) (string, error) { return s, nil }, nil)
 	if err != nil {
 		return err
 	}

@@ -195,7 +195,7 @@ func ysbEvents(job *weir.Job, y ysbConnect, src endpoint, camp ysb.Campaigns) (w
 			return weir.Stream[gen.YSBEvent]{}, nil, err
 		}
 	}
-	in, err := lineSource(src, y.bounded, dl, ysb.Decoder(camp))
+	in, err := lineSource(src, y.bounded, dl, ysb.Decoder(camp), func(e gen.YSBEvent) int64 { return e.EventTime })
 	if err != nil {
 		return weir.Stream[gen.YSBEvent]{}, dl, err
 	}

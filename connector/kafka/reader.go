@@ -44,9 +44,14 @@ type reader[T any] struct {
 	events     []event         // the last Read's records, in order
 	out        []T
 	hwm        map[int32]int64
-	known      int32 // partitions of the topic seen
-	lastLook   time.Time
-	waited     time.Duration
+	// With an event time: the records fetched and not handed out, per
+	// partition, and when the reader opened.
+	q      map[int32][]entry[T]
+	opened time.Time
+	aligned
+	known    int32 // partitions of the topic seen
+	lastLook time.Time
+	waited   time.Duration
 }
 
 var (
@@ -78,9 +83,17 @@ func (r *reader[T]) startAt(ctx context.Context, parts []int32, start Start) err
 	if err == nil {
 		err = r.take(listed, parts, r.next)
 	}
-	if err == nil && r.in.cfg.Bounded {
+	if err == nil {
+		// The ends committed records have now: where a bounded reader
+		// stops, and where any reader is caught up.
 		listed, err = r.kadm.ListCommittedOffsets(ctx, r.topic())
+		if r.hwm == nil {
+			r.hwm = map[int32]int64{}
+		}
 		if err == nil {
+			err = r.take(listed, parts, r.hwm)
+		}
+		if err == nil && r.in.cfg.Bounded {
 			err = r.take(listed, parts, r.stop)
 		}
 	}
@@ -164,7 +177,12 @@ func (r *reader[T]) Read() ([]T, error) {
 		if r.hwm == nil {
 			r.hwm = map[int32]int64{}
 		}
-		r.hwm[p.Partition] = p.HighWatermark
+		// What a read_committed reader can read up to.
+		if p.LastStableOffset >= 0 {
+			r.hwm[p.Partition] = p.LastStableOffset
+		} else {
+			r.hwm[p.Partition] = p.HighWatermark
+		}
 	})
 	var err error
 	fs.EachRecord(func(rec *kgo.Record) {
@@ -174,6 +192,9 @@ func (r *reader[T]) Read() ([]T, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if r.in.ts != nil {
+		r.drain()
 	}
 	if len(r.out) == 0 {
 		r.waited += time.Since(t0)
@@ -185,13 +206,12 @@ func (r *reader[T]) Read() ([]T, error) {
 // take1 goes through one polled record.
 func (r *reader[T]) take1(rec *kgo.Record) error {
 	p, off := rec.Partition, rec.Offset
-	if off < r.next[p] {
+	if off < r.fetched(p) {
 		return nil // a record before the position, refetched
 	}
-	ev := event{part: p, off: off}
+	e := entry[T]{off: off}
 	switch {
 	case r.in.cfg.Bounded && off >= r.stop[p]:
-		r.next[p] = max(r.next[p], r.stop[p])
 		r.cl.PauseFetchPartitions(map[string][]int32{r.topic(): {p}})
 		return nil
 	case rec.Attrs.IsControl():
@@ -203,15 +223,26 @@ func (r *reader[T]) take1(rec *kgo.Record) error {
 			}
 			break
 		}
-		r.out = append(r.out, v)
-		ev.emit = true
+		e.v, e.emit = v, true
 	}
-	r.events = append(r.events, ev)
-	r.next[p] = off + 1
 	if r.in.cfg.Bounded && off+1 >= r.stop[p] {
 		r.cl.PauseFetchPartitions(map[string][]int32{r.topic(): {p}})
 	}
+	if r.in.ts != nil {
+		r.enqueue(p, e)
+	} else {
+		r.pass(p, e)
+	}
 	return nil
+}
+
+// pass hands an entry of partition p on: emitted, or skipped.
+func (r *reader[T]) pass(p int32, e entry[T]) {
+	if e.emit {
+		r.out = append(r.out, e.v)
+	}
+	r.events = append(r.events, event{part: p, off: e.off, emit: e.emit})
+	r.next[p] = e.off + 1
 }
 
 // dead sends a record decode rejected to the dead-letter output, or

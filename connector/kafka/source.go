@@ -82,6 +82,8 @@ type SourceInput[T any] struct {
 	cfg    SourceConfig
 	decode func(Message) (T, error)
 	name   string // the source's name in the job, for dead letters
+	ts     func(T) int64
+	idle   time.Duration
 	mu     sync.Mutex
 	lag    map[int]int64 // by instance
 }
@@ -198,6 +200,6 @@ func (s *SourceInput[T]) Open(sc weir.SourceContext) (weir.Reader[T], error) {
 		return nil, err
 	}
 	r.known = n
-	r.lastLook = time.Now()
+	r.lastLook, r.opened = time.Now(), time.Now()
 	return r, nil
 }
