@@ -64,18 +64,7 @@ id), PostgreSQL and Redis sinks are exactly-once.`,
 			if source != "" || sink != "" || redisURI != "" {
 				y := ysbConnect{source: source, sink: sink, redis: redisURI, campaigns: campaigns, out: out, deadLetter: deadLetter,
 					events: n, duration: duration, maxDelay: maxDelay, rate: rate, bounded: bounded}
-				if events != "" && !isNum {
-					y.eventsFile = events
-				}
-				if y.eventsFile != "" || source != "" {
-					y.events, y.duration = 0, 0
-					if !cmd.Flags().Changed("rate") {
-						y.rate = 0 // records are read as fast as they come unless paced
-					}
-				} else if n > 0 && !cmd.Flags().Changed("duration") {
-					y.duration = 0
-				}
-				return runYSBConnect(ctx, jf, y)
+				return runYSBConnect(ctx, jf, y.settle(cmd, events, isNum))
 			}
 			if bounded {
 				return fmt.Errorf("--bounded needs --source URI")

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
@@ -27,6 +28,23 @@ type ysbConnect struct {
 	duration, maxDelay                              time.Duration
 	rate                                            float64
 	bounded                                         bool
+}
+
+// settle takes --events (a file, or n events to generate) and the
+// defaults that depend on where the events come from.
+func (y ysbConnect) settle(cmd *cobra.Command, events string, isNum bool) ysbConnect {
+	if events != "" && !isNum {
+		y.eventsFile = events
+	}
+	if y.eventsFile != "" || y.source != "" {
+		y.events, y.duration = 0, 0
+		if !cmd.Flags().Changed("rate") {
+			y.rate = 0 // records are read as fast as they come unless paced
+		}
+	} else if y.events > 0 && !cmd.Flags().Changed("duration") {
+		y.duration = 0
+	}
+	return y
 }
 
 func runYSBConnect(ctx context.Context, jf jobFlags, y ysbConnect) error {
