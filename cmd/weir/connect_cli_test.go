@@ -167,3 +167,48 @@ func redisDel(url, prefix string) {
 		c.Del(ctx, keys...)
 	}
 }
+
+// run wordcount and run nexmark take --source and --sink too: a topic's
+// lines counted into another topic equal the reference; Nexmark's q5 from
+// a topic equals q5 from the file the topic was filled from (rows in any
+// order), and q1's
+// rows to a file sink equal its --out rows.
+func TestRunCommandsTakeURIs(t *testing.T) {
+	addr := kafkaCluster(t, "lines", 3)
+	var text []string
+	for i := range 20_000 {
+		text = append(text, fmt.Sprintf("w%d v%d the", i%997, i%13))
+	}
+	produceLines(t, addr, "lines", text)
+	mustSucceed(t, "run", "wordcount", "--source", "kafka://"+addr+"/lines", "--bounded", "--sink", "kafka://"+addr+"/counts")
+	if got, want := consumeLines(t, addr, "counts"), csvRows(wordcountCSV(strings.Join(text, "\n")+"\n")); !slices.Equal(got, want) {
+		t.Errorf("wordcount topic -> topic: %d words, want %d\n%s", len(got), len(want), firstDiff(strings.Join(got, "\n"), strings.Join(want, "\n")))
+	}
+
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "ev.jsonl")
+	mustSucceed(t, "gen", "nexmark", "--events", "30000", "--event-rate", "1000", "--out", ev)
+	addr = kafkaCluster(t, "nexmark", 2)
+	produceLines(t, addr, "nexmark", strings.Split(strings.TrimSpace(readFile(t, ev)), "\n"))
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	mustSucceed(t, "run", "nexmark", "--query", "q5", "--input", ev, "--out", a)
+	mustSucceed(t, "run", "nexmark", "--query", "q5", "--source", "kafka://"+addr+"/nexmark", "--bounded", "--out", b)
+	if got, want := csvRows(readFile(t, b)), csvRows(readFile(t, a)); !slices.Equal(got, want) {
+		t.Errorf("q5 from a topic differs from q5 from its file\n%s", firstDiff(strings.Join(got, "\n"), strings.Join(want, "\n")))
+	}
+	c, d := filepath.Join(dir, "c.csv"), filepath.Join(dir, "d.csv")
+	mustSucceed(t, "run", "nexmark", "--query", "q1", "--input", ev, "--out", c)
+	mustSucceed(t, "run", "nexmark", "--query", "q1", "--input", ev, "--sink", "file://"+d)
+	if got, want := strings.Split(strings.TrimSpace(readFile(t, d)), "\n"), csvRows(readFile(t, c)); !slices.Equal(sortedCopy(got), want) {
+		t.Errorf("q1 to a file sink: %d rows, want %d", len(got), len(want))
+	}
+	mustFail(t, []string{"run", "wordcount", "--input", ev, "--source", "kafka://" + addr + "/lines", "--out", a}, "give --input or --source URI, not both")
+	mustFail(t, []string{"run", "wordcount", "--input", ev}, "--out or --sink URI is required")
+	mustFail(t, []string{"run", "nexmark", "--query", "q1", "--source", "kafka://" + addr + "/nexmark", "--events", "5"}, "--events 5: the events come from --input or --source")
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}

@@ -154,6 +154,18 @@ func lineSink[T any](ep endpoint, format func(T, []byte) []byte, unique bool) (w
 	return nil, fmt.Errorf("%s: takes no records of this job", ep)
 }
 
+// checkNow checks the connectors, within a minute in all.
+func checkNow(ctx context.Context, cs ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for _, c := range cs {
+		if err := check(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // check asks a connector that can check its server and topic before the
 // job runs to do so.
 func check(ctx context.Context, c any) error {

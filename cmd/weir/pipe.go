@@ -78,12 +78,8 @@ func runPipe(ctx context.Context, jf jobFlags, src, dst endpoint, bounded bool) 
 	if err != nil {
 		return err
 	}
-	cctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	for _, c := range []any{in, out} {
-		if err := check(cctx, c); err != nil {
-			return err
-		}
+	if err := checkNow(ctx, in, out); err != nil {
+		return err
 	}
 	job := weir.NewJob("pipe", jf.options()...)
 	weir.Sink(weir.Source(job, "source", in), out, weir.Name("sink"))

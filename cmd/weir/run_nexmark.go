@@ -8,28 +8,15 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/file"
 	"github.com/weirstream/weir/connector/gen"
 	"github.com/weirstream/weir/jobs/nexmark"
 )
 
-func runNexmarkCmd() *cobra.Command {
-	var (
-		jf         jobFlags
-		gf         nexmarkGenFlags
-		query      string
-		events     string
-		inputs     []string
-		out        string
-		deadLetter string
-		duration   time.Duration
-		rate       float64
-	)
-	cmd := &cobra.Command{
-		Use:   "nexmark",
-		Short: "A Nexmark query over generated events or a JSON-lines file; writes its result as CSV",
-		Long: `Runs the Nexmark query --query (` + strings.Join(nexmark.Names(), ", ") + `) and writes its
+// nexmarkLong is the help of weir run nexmark.
+var nexmarkLong = `Runs the Nexmark query --query (` + strings.Join(nexmark.Names(), ", ") + `) and writes its
 result as CSV, with a header row, to --out (default: standard output);
 times are integer milliseconds. An updating query (q4) writes a row per
 change: the last row of a key is its value. A summary goes to standard
@@ -42,10 +29,31 @@ with synthetic event times (--event-rate, --start-time, --seed: then
 the run reads the events weir gen nexmark writes with the same flags).
 With --input it reads JSON-lines events (weir gen nexmark's form); a bad
 line stops the job with its file and line, or goes to --dead-letter.
+--source reads them from a Kafka topic or a NATS stream instead (and
+--bounded stops at the latest when the job started); --sink writes the
+rows, as the query emits them, to a topic, a stream or a file.
 
   weir run nexmark --query q5 --events 10000000 --rate 0 --out hot.csv
-  weir gen nexmark --events 100000 --event-rate 1000 --out ev.jsonl && weir run nexmark --query q8 --input ev.jsonl`,
-		Args: cobra.NoArgs,
+  weir gen nexmark --events 100000 --event-rate 1000 --out ev.jsonl && weir run nexmark --query q8 --input ev.jsonl`
+
+func runNexmarkCmd() *cobra.Command {
+	var (
+		jf         jobFlags
+		gf         nexmarkGenFlags
+		query      string
+		events     string
+		inputs     []string
+		out        string
+		deadLetter string
+		duration   time.Duration
+		rate       float64
+		conn       connectFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "nexmark",
+		Short: "A Nexmark query over generated events or a JSON-lines file; writes its result as CSV",
+		Long:  nexmarkLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkNexmarkQuery(query, false); err != nil {
 				return err
@@ -62,12 +70,13 @@ line stops the job with its file and line, or goes to --dead-letter.
 			if out == stdinPath {
 				out = "" // standard output
 			}
-			r := nexmarkRun{jf: jf, query: query, out: out, deadLetter: deadLetter}
-			if len(inputs) > 0 {
-				for _, name := range []string{"events", "duration", "seed", "event-rate", "start-time"} {
-					if fl.Changed(name) {
-						return fmt.Errorf("--%s %s: the events come from --input; the generator's flags do not apply", name, fl.Lookup(name).Value)
-					}
+			r := nexmarkRun{jf: jf, query: query, out: out, deadLetter: deadLetter, conn: conn}
+			if err := r.conn.resolve(len(inputs) > 0 || conn.source == "", "--input", out != "", "", "kafka", "nats", "file"); err != nil {
+				return err
+			}
+			if len(inputs) > 0 || conn.source != "" {
+				if err := noGeneratorFlags(fl); err != nil {
+					return err
 				}
 				if !fl.Changed("rate") {
 					rate = 0 // a file is read as fast as possible unless paced
@@ -110,6 +119,7 @@ line stops the job with its file and line, or goes to --dead-letter.
 	cmd.Flags().Float64Var(&rate, "rate", 1_000_000, "events per second, generated or replayed from --input (0: as fast as possible; --input is not paced unless given)")
 	cmd.Flags().StringSliceVar(&inputs, "input", nil, "JSON-lines event `FILE`s (as weir gen nexmark writes them): files, directories, patterns or @LIST; repeat or comma-separate")
 	cmd.Flags().StringVar(&out, "out", "", "result CSV `FILE` (default, or -: standard output)")
+	conn.register(cmd.Flags(), "JSON-lines events", "a CSV line per row as the query emits it (an updating query's every update)")
 	cmd.Flags().StringVar(&deadLetter, "dead-letter", "", "write bad input lines, as JSON with their position and reason, to `FILE` (FILE.process-I in a distributed job) instead of failing")
 	return cmd
 }
@@ -130,6 +140,17 @@ func checkNexmarkQuery(q string, all bool) error {
 	return fmt.Errorf("--query %s: no such query; want %s", q, names)
 }
 
+// noGeneratorFlags refuses the generator's flags when the events come
+// from --input or --source.
+func noGeneratorFlags(fl *pflag.FlagSet) error {
+	for _, name := range []string{"events", "duration", "seed", "event-rate", "start-time"} {
+		if fl.Changed(name) {
+			return fmt.Errorf("--%s %s: the events come from --input or --source; the generator's flags do not apply", name, fl.Lookup(name).Value)
+		}
+	}
+	return nil
+}
+
 // nexmarkRun is one run of weir run nexmark.
 type nexmarkRun struct {
 	jf         jobFlags
@@ -137,19 +158,24 @@ type nexmarkRun struct {
 	out        string
 	deadLetter string
 	dl         *file.DeadLetter
+	conn       connectFlags
 }
 
 // file runs the query over JSON-lines files.
 func (r nexmarkRun) file(ctx context.Context, inputs []string, rate float64) error {
-	files, err := expandInputs(inputs)
-	if err != nil {
-		return err
-	}
-	if files[0] == stdinPath {
-		return fmt.Errorf("--input -: run nexmark reads files, which it can read again after a restart and split among its workers; give files")
+	var files []string
+	var err error
+	if r.conn.source == "" {
+		if files, err = expandInputs(inputs); err != nil {
+			return err
+		}
+		if files[0] == stdinPath {
+			return fmt.Errorf("--input -: run nexmark reads files, which it can read again after a restart and split among its workers; give files")
+		}
 	}
 	var ps paths
 	ps.input("--input", files...)
+	r.conn.paths(&ps, r.jf.cluster.leader())
 	ps.output("--out", r.out, r.jf.cluster.leader())
 	for i, dl := range deadLetterFiles(r.deadLetter, r.jf.cluster.resolved.Processes()) {
 		ps.output("--dead-letter", dl, i == r.jf.cluster.resolved.Self)
@@ -167,6 +193,15 @@ func (r nexmarkRun) file(ctx context.Context, inputs []string, rate float64) err
 		defer r.dl.Close()
 	}
 	in := nexmark.JSONInput(files, file.Options{DeadLetter: r.dl})
+	if r.conn.source != "" {
+		in, err = lineSource(r.conn.src, r.conn.bounded, r.dl, nexmark.DecodeJSON, func(e gen.NexmarkEvent) int64 { return e.Time() })
+		if err != nil {
+			return err
+		}
+		if err := checkNow(ctx, in); err != nil {
+			return err
+		}
+	}
 	if rate > 0 {
 		in = weir.Paced(in, rate)
 	}
@@ -183,6 +218,7 @@ func (r nexmarkRun) generated(ctx context.Context, g gen.Nexmark) error {
 	}
 	var ps paths
 	ps.output("--out", r.out, r.jf.cluster.leader())
+	r.conn.paths(&ps, r.jf.cluster.leader())
 	ps.jobDirs(&r.jf)
 	if err := ps.check(); err != nil {
 		return err
@@ -194,6 +230,9 @@ func (r nexmarkRun) run(ctx context.Context, in weir.Input[gen.NexmarkEvent]) er
 	jf := r.jf
 	leader := jf.cluster.leader()
 	checkpoints := jf.ckptDir != "" || jf.fromCkpt != ""
+	if r.conn.sink != "" {
+		return r.runSink(ctx, in)
+	}
 	o, err := newNexmarkOut(r.out, nexmark.Header(r.query), checkpoints || !leader)
 	if err != nil {
 		return err
@@ -245,5 +284,29 @@ func (r nexmarkRun) run(ctx context.Context, in weir.Input[gen.NexmarkEvent]) er
 		fmt.Fprintf(os.Stderr, ", %d late events not counted (out of order by more than %v)", m.Late, nexmark.MaxOutOfOrder)
 	}
 	fmt.Fprintln(os.Stderr)
+	return nil
+}
+
+// runSink runs the query with its rows to --sink, as it emits them.
+func (r nexmarkRun) runSink(ctx context.Context, in weir.Input[gen.NexmarkEvent]) error {
+	out, err := lineSink(r.conn.dst, func(s string, b []byte) []byte { return append(b, s...) }, true)
+	if err != nil {
+		return err
+	}
+	if err := checkNow(ctx, out); err != nil {
+		return err
+	}
+	job := weir.NewJob("nexmark-"+r.query, r.jf.options()...)
+	if err := nexmark.Add(r.query, weir.Source(job, "events", in), nexmark.Sinks{CSV: out}); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := r.jf.observe.run(ctx, job); err != nil {
+		return stoppedRun(err, "nexmark "+r.query, job.Metrics(), r.jf, "the rows")
+	}
+	if r.jf.cluster.leader() {
+		m := job.Metrics()
+		fmt.Fprintf(os.Stderr, "nexmark %s: %d events%s in %.2fs, rows to %s\n", r.query, m.Records, readSince(m, r.jf), time.Since(start).Seconds(), r.conn.sink)
+	}
 	return nil
 }

@@ -22,6 +22,7 @@ func runWordcountCmd() *cobra.Command {
 		stats  bool
 		rate   float64
 		cost   time.Duration
+		conn   connectFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "wordcount",
@@ -30,17 +31,17 @@ func runWordcountCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, release := jobSignals(cmd.Context(), &jf)
 			defer release()
-			if len(inputs) == 0 {
-				return fmt.Errorf("--input is required")
-			}
-			if out == "" {
-				return fmt.Errorf("--out is required")
+			if err := conn.resolve(len(inputs) > 0, "--input", out != "", "--out", "kafka", "nats", "file"); err != nil {
+				return err
 			}
 			if err := checkRate(cmd, rate); err != nil {
 				return err
 			}
 			if cost < 0 || cost > time.Second {
 				return fmt.Errorf("--cost %v: want 0 to 1s a word", cost)
+			}
+			if conn.source != "" || conn.sink != "" {
+				return runWordcountConnect(ctx, jf, conn, inputs, out, rate, cost)
 			}
 			files, err := expandInputs(inputs)
 			if err != nil {
@@ -67,6 +68,7 @@ func runWordcountCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "output CSV `FILE` (word,count)")
 	cmd.Flags().Float64Var(&rate, "rate", 0, "replay the lines at this many per second (0: as fast as possible)")
 	cmd.Flags().DurationVar(&cost, "cost", 0, "make the count take this long (a sleep) for every word, as DS2's word count does: a job whose count needs a known number of instances (with --autoscale, --partitioning hash)")
+	conn.register(cmd.Flags(), "lines", "a line word,count per word at the end")
 	cmd.Flags().BoolVar(&stats, "stats", false, "at the end, print the partitioning figures of the count on stderr as one JSON object")
 	return cmd
 }
@@ -103,16 +105,7 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 		return nil // process 0 writes the output
 	}
 	res := col.Records()
-	wordcount.Sort(res)
-	f, err := createOut(out)
-	if err != nil {
-		return err
-	}
-	if err := writeWordCounts(f, res); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeWordcountOut(out, res); err != nil {
 		return err
 	}
 	m := job.Metrics()
@@ -122,6 +115,20 @@ func runWordcount(ctx context.Context, jf jobFlags, inputs []string, out string,
 		return json.NewEncoder(os.Stderr).Encode(partitionFigures(job, jf.partitioning.name))
 	}
 	return nil
+}
+
+// writeWordcountOut sorts the counts and writes them to out as CSV.
+func writeWordcountOut(out string, res []wordcount.Result) error {
+	wordcount.Sort(res)
+	f, err := createOut(out)
+	if err != nil {
+		return err
+	}
+	if err := writeWordCounts(f, res); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeWordCounts(f *os.File, rs []wordcount.Result) error {

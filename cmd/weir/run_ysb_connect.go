@@ -217,9 +217,7 @@ func ysbEvents(job *weir.Job, y ysbConnect, src endpoint, camp ysb.Campaigns) (w
 	if err != nil {
 		return weir.Stream[gen.YSBEvent]{}, dl, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := check(ctx, in); err != nil {
+	if err := checkNow(context.Background(), in); err != nil {
 		return weir.Stream[gen.YSBEvent]{}, dl, err
 	}
 	if y.rate > 0 {
