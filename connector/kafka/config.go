@@ -138,7 +138,11 @@ func (c Config) dial(extra ...kgo.Opt) (*kgo.Client, error) {
 		}
 		if time.Now().Add(wait).After(deadline) || authFailure(err) {
 			cl.Close()
-			return nil, fmt.Errorf("kafka: cannot reach the brokers %s (tried for %v): %v", c.where(), c.connect(), err)
+			hint := ""
+			if c.SASL != nil {
+				hint = fmt.Sprintf(" (with SASL %s: are the user and password right?)", c.SASL.Name())
+			}
+			return nil, fmt.Errorf("kafka: cannot reach the brokers %s (tried for %v): %v%s", c.where(), c.connect(), err, hint)
 		}
 		time.Sleep(wait)
 		wait = min(2*wait, time.Second)
