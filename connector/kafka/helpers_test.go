@@ -20,7 +20,13 @@ import (
 // name:partitions.
 func cluster(t *testing.T, topics ...string) kafka.Config {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	return clusterWith(t, nil, topics...)
+}
+
+// clusterWith is cluster with more options for the brokers.
+func clusterWith(t *testing.T, opts []kfake.Opt, topics ...string) kafka.Config {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

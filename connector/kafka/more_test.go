@@ -91,3 +91,47 @@ func TestSourceFindsNewPartitions(t *testing.T) {
 		t.Errorf("kafka_lag %d (%v), want 0 once everything is read", lag, ok)
 	}
 }
+
+// A bounded source ends even when the last records before its end were
+// an aborted transaction's, which a read_committed reader never sees:
+// here the end is where an open transaction began, and the first record
+// it sees past it, once that transaction commits, ends the partition.
+func TestBoundedEndsAfterAbortedRecords(t *testing.T) {
+	cfg := cluster(t, "in:1")
+	produce(t, client(t, cfg), "in", 0, "x")
+	a := client(t, cfg, kgo.TransactionalID("A"))
+	b := client(t, cfg, kgo.TransactionalID("B"))
+	ctx := context.Background()
+	if err := b.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, b, "in", 0, "b1", "b2")
+	if err := a.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, a, "in", 0, "a1")
+	if err := b.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		t.Fatal(err)
+	}
+	job := weir.NewJob("ends", weir.Workers(1))
+	col := &weir.Collect[string]{}
+	weir.Sink(weir.Source(job, "in", kafka.Source(kafka.SourceConfig{Config: cfg, Topic: "in", Bounded: true}, kafka.Values(str))), col)
+	done := make(chan error, 1)
+	go func() { done <- job.Run(ctx) }()
+	time.Sleep(500 * time.Millisecond)
+	if err := a.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		job.Stop()
+		t.Fatalf("the bounded job did not end; read %v", col.Records())
+	}
+	if got := col.Records(); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("read %v, want [x]", got)
+	}
+}

@@ -212,8 +212,14 @@ func (r *reader[T]) take1(rec *kgo.Record) error {
 	e := entry[T]{off: off}
 	switch {
 	case r.in.cfg.Bounded && off >= r.stop[p]:
+		// Every record before the end has been fetched, some perhaps
+		// not seen (an aborted transaction's, filtered out): the
+		// partition is read to its end.
 		r.cl.PauseFetchPartitions(map[string][]int32{r.topic(): {p}})
-		return nil
+		if r.fetched(p) >= r.stop[p] {
+			return nil
+		}
+		e.off = r.stop[p] - 1
 	case rec.Attrs.IsControl():
 	default:
 		v, err := r.in.decode(Message{Key: rec.Key, Value: rec.Value, Partition: p, Offset: off, Time: rec.Timestamp})

@@ -57,25 +57,27 @@ const slots = 3
 // A sink runs as one instance (the default for a sink); instances that
 // share it write through the same transactions.
 func Sink[T any](cfg SinkConfig, encode func(v T) (key, value []byte)) *SinkOutput[T] {
-	return &SinkOutput[T]{cfg: cfg, encode: encode, sealed: map[uint64][]*slot{}}
+	return &SinkOutput[T]{cfg: cfg, encode: encode, sealed: map[uint64][]sealedTxn{}}
 }
 
 // SinkOutput is the weir.Output Sink returns.
 type SinkOutput[T any] struct {
-	cfg    SinkConfig
-	encode func(T) (key, value []byte)
-	mu     sync.Mutex
-	ready  bool // checked the topic
-	plain  *kgo.Client
-	adm    *kgo.Client
-	tx     bool    // writes go in transactions
-	pool   []*slot // every transactional writer
-	cur    *slot   // the one with the open transaction, if any
-	sealed map[uint64][]*slot
-	// done is the highest checkpoint committed.
-	done  uint64
-	errMu sync.Mutex
-	err   error // the first failed produce
+	cfg     SinkConfig
+	encode  func(T) (key, value []byte)
+	mu      sync.Mutex
+	ready   bool // checked the topic
+	topicID [16]byte
+	plain   *kgo.Client
+	adm     *kgo.Client
+	tx      bool    // writes go in transactions
+	pool    []*slot // every transactional writer
+	cur     *slot   // the one with the open transaction, if any
+	sealed  map[uint64][]sealedTxn
+	// done is the highest checkpoint committed, last the highest
+	// prepared.
+	done, last uint64
+	errMu      sync.Mutex
+	err        error // the first failed produce
 }
 
 // slot is one transactional writer.
@@ -140,6 +142,16 @@ func (s *SinkOutput[T]) setup(ctx context.Context) error {
 			return err
 		}
 	}
+	// The topic's id, which transactions' markers name (create sets it
+	// for a topic it made: metadata may list that one without it).
+	if s.topicID == ([16]byte{}) {
+		md, err := ka.Metadata(ctx, s.cfg.Topic)
+		if err != nil {
+			adm.Close()
+			return fmt.Errorf("kafka: %s: metadata of topic %s: %v", s.cfg.where(), s.cfg.Topic, err)
+		}
+		s.topicID = md.Topics[s.cfg.Topic].ID
+	}
 	s.adm, s.ready = adm, true
 	return nil
 }
@@ -159,6 +171,7 @@ func (s *SinkOutput[T]) create(ctx context.Context, ka *kadm.Client) error {
 	if err != nil {
 		return fmt.Errorf("kafka: %s: creating topic %s: %v", s.cfg.where(), s.cfg.Topic, err)
 	}
+	s.topicID = resp.ID
 	return nil
 }
 

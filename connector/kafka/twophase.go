@@ -2,23 +2,20 @@ package kafka
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Recover implements weir.TwoPhase. It runs in a job with checkpoints
-// before anything is written: unless AtLeastOnce, the sink then writes
-// in transactions, and it starts each of its transactional writers,
+// before anything is written (after Commit(n) of the checkpoint the job
+// restarts from): unless AtLeastOnce, the sink then writes in
+// transactions, and it starts each of its transactional writers anew,
 // which aborts whatever an earlier run of the job had left open under
-// their ids (written after the checkpoint the job restarts from).
-func (s *SinkOutput[T]) Recover(uint64) error {
+// their ids (written after checkpoint n).
+func (s *SinkOutput[T]) Recover(n uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.connect()+s.timeout())
@@ -26,13 +23,20 @@ func (s *SinkOutput[T]) Recover(uint64) error {
 	if err := s.setup(ctx); err != nil {
 		return err
 	}
-	if s.cfg.AtLeastOnce || s.tx {
+	if s.cfg.AtLeastOnce {
 		return nil
 	}
-	// Start the writers of the earlier runs, which aborts what they
-	// left open: ids prefix-0, prefix-1, ... up to the first the
-	// brokers did not know (a new id starts at epoch 0) beyond the
-	// first slots.
+	// A value that served a run before starts afresh.
+	for _, sl := range s.pool {
+		sl.cl.Close()
+	}
+	s.pool, s.cur, s.sealed, s.done, s.last = nil, nil, map[uint64][]sealedTxn{}, n, n
+	s.errMu.Lock()
+	s.err = nil
+	s.errMu.Unlock()
+	// Start the writers of the earlier runs: ids prefix-0, prefix-1, ...
+	// up to the first the brokers did not know (a new id starts at epoch
+	// 0) beyond the first slots.
 	for k := 0; ; k++ {
 		sl, epoch, err := s.newSlot(ctx, k)
 		if err != nil {
@@ -67,9 +71,10 @@ func (s *SinkOutput[T]) newSlot(ctx context.Context, k int) (*slot, int16, error
 
 // Prepare implements weir.TwoPhase: it flushes what was written since the
 // last Prepare. Without transactions that makes it durable; with them it
-// seals it, durable and not visible, in the transaction that Commit(n)
-// commits. The note names that transaction: its id, producer id and
-// epoch.
+// seals it, durable and not visible, in a transaction that also commits
+// the marker n (see marker.go) and that Commit(n) commits. The note lists
+// every transaction sealed and not committed yet, this one included, each
+// with its checkpoint, id, producer id and epoch.
 func (s *SinkOutput[T]) Prepare(n uint64) ([]byte, error) {
 	s.mu.Lock()
 	cur := s.cur
@@ -78,57 +83,74 @@ func (s *SinkOutput[T]) Prepare(n uint64) ([]byte, error) {
 	if cur != nil {
 		cl = cur.cl
 	}
+	s.last = max(s.last, n)
 	s.mu.Unlock()
-	if cl == nil {
-		return nil, s.failed()
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
 	defer cancel()
-	if err := cl.Flush(ctx); err != nil {
-		return nil, fmt.Errorf("kafka: %s: flushing topic %s: %w", s.cfg.where(), s.cfg.Topic, err)
+	if cl != nil {
+		if err := cl.Flush(ctx); err != nil {
+			return nil, fmt.Errorf("kafka: %s: flushing topic %s: %w", s.cfg.where(), s.cfg.Topic, err)
+		}
 	}
-	if err := s.failed(); err != nil || cur == nil {
+	if err := s.failed(); err != nil {
 		return nil, err
 	}
-	pid, epoch, err := cl.ProducerID(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("kafka: %s: transaction %s: %w", s.cfg.where(), cur.id, err)
+	if cur != nil {
+		pid, epoch, err := cur.cl.ProducerID(ctx)
+		if err == nil {
+			err = s.mark(ctx, cur, pid, epoch, n)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("kafka: %s: transaction %s of checkpoint %d: %w", s.cfg.where(), cur.id, n, err)
+		}
+		s.mu.Lock()
+		s.sealed[n] = append(s.sealed[n], sealedTxn{sl: cur, n: n, id: cur.id, pid: pid, epoch: epoch})
+		s.mu.Unlock()
 	}
 	s.mu.Lock()
-	s.sealed[n] = append(s.sealed[n], cur)
-	s.mu.Unlock()
-	return appendNote(nil, cur.id, pid, epoch), nil
+	defer s.mu.Unlock()
+	var open []sealedTxn
+	for _, m := range slices.Sorted(maps.Keys(s.sealed)) {
+		if m <= n {
+			open = append(open, s.sealed[m]...)
+		}
+	}
+	if len(open) == 0 {
+		return nil, nil
+	}
+	return appendNote(nil, open), nil
 }
 
 // Commit implements weir.TwoPhase: it commits the transactions sealed by
-// the checkpoints up to n. After a restart it commits the one the note
-// names, unless it was committed before; one aborted meanwhile (its
-// timeout ran out) is an error, since its records are lost.
+// the checkpoints up to n. After a restart it commits those the note
+// lists whose marker the brokers do not hold yet; one of those that
+// cannot be committed (its timeout ran out, and the brokers aborted it)
+// is an error, since its records are lost.
 func (s *SinkOutput[T]) Commit(n uint64, note []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n <= s.done {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.connect()+s.timeout())
 	defer cancel()
 	if err := s.setup(ctx); err != nil {
 		return err
 	}
-	if n <= s.done {
-		return nil
-	}
 	for _, m := range slices.Sorted(maps.Keys(s.sealed)) {
 		if m > n {
 			break
 		}
-		for _, sl := range s.sealed[m] {
-			if err := sl.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-				return fmt.Errorf("kafka: %s: committing transaction %s of checkpoint %d: %w", s.cfg.where(), sl.id, m, err)
+		for _, st := range s.sealed[m] {
+			if err := st.sl.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+				return fmt.Errorf("kafka: %s: committing transaction %s of checkpoint %d: %w", s.cfg.where(), st.id, m, err)
 			}
-			sl.busy = false
+			st.sl.busy = false
 		}
 		delete(s.sealed, m)
 		s.done = m
 	}
-	if s.done < n && len(note) > 0 {
+	if len(note) > 0 {
 		if err := s.commitNote(ctx, n, note); err != nil {
 			return err
 		}
@@ -137,41 +159,15 @@ func (s *SinkOutput[T]) Commit(n uint64, note []byte) error {
 	return nil
 }
 
-// commitNote commits the transaction a note of checkpoint n names, as
-// its writer would have had it not stopped.
-func (s *SinkOutput[T]) commitNote(ctx context.Context, n uint64, note []byte) error {
-	id, pid, epoch, err := readNote(note)
-	if err != nil {
-		return fmt.Errorf("kafka: topic %s: the note of checkpoint %d: %w", s.cfg.Topic, n, err)
-	}
-	req := kmsg.NewPtrEndTxnRequest()
-	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = id, pid, epoch, true
-	resp, err := req.RequestWith(ctx, s.adm)
-	if err != nil {
-		return fmt.Errorf("kafka: %s: committing transaction %s of checkpoint %d: %w", s.cfg.where(), id, n, err)
-	}
-	switch err := kerr.ErrorForCode(resp.ErrorCode); {
-	case err == nil:
-		return nil
-	case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch):
-		// The id has moved on to later epochs, which happens only once
-		// its transactions up to n are committed: a run restored from n
-		// committed it and went on.
-		return nil
-	case errors.Is(err, kerr.InvalidTxnState):
-		return fmt.Errorf("kafka: topic %s: transaction %s of checkpoint %d was aborted before it could be committed, so its records are lost: its %v timeout ran out before the job restarted (raise TransactionTimeout)", s.cfg.Topic, id, n, s.timeout())
-	default:
-		return fmt.Errorf("kafka: %s: committing transaction %s of checkpoint %d: %w", s.cfg.where(), id, n, err)
-	}
-}
-
 // EndEpoch implements weir.EpochSink: without transactions it flushes.
 func (s *SinkOutput[T]) EndEpoch(uint64) error {
 	s.mu.Lock()
 	cl := s.plain
 	s.mu.Unlock()
 	if cl != nil {
-		if err := cl.Flush(context.Background()); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+		defer cancel()
+		if err := cl.Flush(ctx); err != nil {
 			return fmt.Errorf("kafka: %s: flushing topic %s: %w", s.cfg.where(), s.cfg.Topic, err)
 		}
 	}
@@ -184,10 +180,13 @@ func (s *SinkOutput[T]) Close() error {
 	if err := s.EndEpoch(0); err != nil {
 		return err
 	}
-	if _, err := s.Prepare(^uint64(0)); err != nil {
+	s.mu.Lock()
+	final := s.last + 1
+	s.mu.Unlock()
+	if _, err := s.Prepare(final); err != nil {
 		return err
 	}
-	if err := s.Commit(^uint64(0), nil); err != nil {
+	if err := s.Commit(final, nil); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -203,36 +202,4 @@ func (s *SinkOutput[T]) Close() error {
 	}
 	s.pool, s.plain, s.adm, s.ready, s.tx = nil, nil, nil, false, false
 	return s.failed()
-}
-
-// A note is the format byte 1, the transactional id as a uvarint length
-// and its bytes, the producer id as a uvarint and the epoch as a uvarint.
-func appendNote(b []byte, id string, pid int64, epoch int16) []byte {
-	b = append(b, 1)
-	b = binary.AppendUvarint(b, uint64(len(id)))
-	b = append(b, id...)
-	b = binary.AppendUvarint(b, uint64(pid))
-	return binary.AppendUvarint(b, uint64(epoch))
-}
-
-func readNote(b []byte) (id string, pid int64, epoch int16, err error) {
-	bad := errors.New("truncated or corrupt")
-	if len(b) == 0 || b[0] != 1 {
-		return "", 0, 0, bad
-	}
-	b = b[1:]
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
-		return "", 0, 0, bad
-	}
-	id, b = string(b[k:k+int(n)]), b[k+int(n):]
-	p, k := binary.Uvarint(b)
-	if k <= 0 {
-		return "", 0, 0, bad
-	}
-	e, k2 := binary.Uvarint(b[k:])
-	if k2 <= 0 || k+k2 != len(b) {
-		return "", 0, 0, bad
-	}
-	return id, int64(p), int16(e), nil
 }
