@@ -187,3 +187,41 @@ func pgRows(t *testing.T, conn *pgx.Conn, query string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// weir pipe from a topic, with a checkpoint every second and three
+// SIGKILLs, into a file and into another topic: each holds every record
+// once.
+func TestChaosPipe(t *testing.T) {
+	addr := kafkaCluster(t, "in", 3)
+	var lines []string
+	for i := range 60_000 {
+		lines = append(lines, fmt.Sprintf("record %05d", i))
+	}
+	produceLines(t, addr, "in", lines)
+	want := slices.Sorted(slices.Values(lines))
+	for _, sink := range []string{"file", "kafka"} {
+		t.Run(sink, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.txt")
+			uri := "file://" + out
+			if sink == "kafka" {
+				uri = "kafka://" + addr + "/copy"
+			}
+			log := chaosN(t, 1, 3, 1500*time.Millisecond, "pipe", "--source", "kafka://"+addr+"/in", "--bounded", "--sink", uri, "--rate", "7000",
+				"--workers", "2", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")
+			var got []string
+			if sink == "kafka" {
+				got = consumeLines(t, addr, "copy")
+			} else {
+				got = strings.Split(strings.TrimSpace(readFile(t, out)), "\n")
+				slices.Sort(got)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s holds %d records (%d distinct), want %d once each\n%s", uri, len(got), len(slices.Compact(slices.Clone(got))), len(want), log)
+			}
+			if !strings.Contains(log, "restoring checkpoint") {
+				t.Errorf("no run restored a checkpoint:\n%s", log)
+			}
+		})
+	}
+}

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -176,8 +178,10 @@ func check(ctx context.Context, c any) error {
 }
 
 // lineFile is a sink that writes lines to a file, made (emptied) at its
-// first write, flushed at every epoch's end. It is at-least-once: a job
-// restored from a checkpoint writes again what came after it.
+// first write, flushed at every epoch's end. In a job with checkpoints it
+// is exactly-once (weir.Checkpointed): a checkpoint saves the file's
+// length once flushed, and a restored job cuts the file back to it and
+// appends.
 type lineFile[T any] struct {
 	mu     sync.Mutex
 	path   string
@@ -185,27 +189,62 @@ type lineFile[T any] struct {
 	f      *os.File
 	bw     *bufio.Writer
 	buf    []byte
+	size   int64 // written and flushed
+	resume bool  // Restore set size: open, cut back to it and append
 }
 
 func newLineFile[T any](path string, format func(T, []byte) []byte) *lineFile[T] {
 	return &lineFile[T]{path: path, format: format}
 }
 
+// open opens the file at the first write. l.mu is held.
+func (l *lineFile[T]) open() error {
+	if l.f != nil {
+		return nil
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if l.resume {
+		flags = os.O_WRONLY
+	}
+	f, err := os.OpenFile(l.path, flags, 0o644)
+	if err == nil && l.resume {
+		if err = f.Truncate(l.size); err == nil {
+			_, err = f.Seek(l.size, io.SeekStart)
+		}
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		return fmt.Errorf("file: %v", unwrapPath(err))
+	}
+	l.f, l.bw = f, bufio.NewWriterSize(f, 64<<10)
+	return nil
+}
+
 func (l *lineFile[T]) Write(batch []T) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil {
-		f, err := os.Create(l.path)
-		if err != nil {
-			return fmt.Errorf("file: %v", unwrapPath(err))
-		}
-		l.f, l.bw = f, bufio.NewWriterSize(f, 64<<10)
+	if err := l.open(); err != nil {
+		return err
 	}
 	for i := range batch {
 		l.buf = append(l.format(batch[i], l.buf[:0]), '\n')
 		if _, err := l.bw.Write(l.buf); err != nil {
 			return fmt.Errorf("file: %s: %v", l.path, err)
 		}
+		l.size += int64(len(l.buf))
+	}
+	return nil
+}
+
+// flush writes out the buffer. l.mu is held.
+func (l *lineFile[T]) flush() error {
+	if l.bw == nil {
+		return nil
+	}
+	if err := l.bw.Flush(); err != nil {
+		return fmt.Errorf("file: %s: %v", l.path, err)
 	}
 	return nil
 }
@@ -213,26 +252,52 @@ func (l *lineFile[T]) Write(batch []T) error {
 func (l *lineFile[T]) EndEpoch(uint64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.bw == nil {
-		return nil
-	}
-	return l.bw.Flush()
+	return l.flush()
 }
 
-func (l *lineFile[T]) Close() error {
-	if err := l.EndEpoch(0); err != nil {
-		return err
+// Snapshot implements weir.Checkpointed: the file's length, flushed and
+// synced.
+func (l *lineFile[T]) Snapshot() ([]byte, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.flush(); err != nil {
+		return nil, err
+	}
+	if l.f != nil {
+		if err := l.f.Sync(); err != nil {
+			return nil, fmt.Errorf("file: %s: %v", l.path, err)
+		}
+	}
+	return binary.AppendUvarint(nil, uint64(l.size)), nil
+}
+
+// Restore implements weir.Checkpointed: the file is cut back to the
+// length it had at the checkpoint, and written on from there.
+func (l *lineFile[T]) Restore(data []byte) error {
+	n, k := binary.Uvarint(data)
+	if k <= 0 || k != len(data) {
+		return fmt.Errorf("file: %s: a checkpoint's length of %d bytes is corrupt", l.path, len(data))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil {
-		f, err := os.Create(l.path) // an empty output is a file too
-		if err != nil {
-			return fmt.Errorf("file: %v", unwrapPath(err))
-		}
-		return f.Close()
+	if st, err := os.Stat(l.path); err != nil || st.Size() < int64(n) {
+		return fmt.Errorf("file: %s: holds less than the %d bytes it had at the checkpoint (%v)", l.path, n, err)
+	}
+	l.size, l.resume = int64(n), true
+	return nil
+}
+
+func (l *lineFile[T]) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.open(); err != nil { // an empty output is a file too
+		return err
+	}
+	if err := l.flush(); err != nil {
+		return err
 	}
 	err := l.f.Close()
 	l.f, l.bw = nil, nil
+	l.resume = true // another instance's Close appends, never empties
 	return err
 }

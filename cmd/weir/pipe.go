@@ -17,6 +17,7 @@ func pipeCmd() *cobra.Command {
 		source  string
 		sink    string
 		bounded bool
+		rate    float64
 	)
 	cmd := &cobra.Command{
 		Use:   "pipe",
@@ -29,10 +30,10 @@ copied as they are; with several --workers their order is not kept.
   weir pipe --source file://events.jsonl --sink kafka://127.0.0.1:9092/ad-events
   weir pipe --source kafka://127.0.0.1:9092/results --sink file://results.csv --bounded
 
-With --checkpoint-dir a Kafka sink is exactly-once: a restarted pipe writes
-each record once for a read_committed reader. A NATS sink gives each
-message an id of its own (at-least-once after a restart), a file sink
-rewrites the file.`,
+With --checkpoint-dir a Kafka sink is exactly-once (a restarted pipe
+writes each record once for a read_committed reader), and so is a file
+sink (cut back to its length at the checkpoint); a NATS sink gives each
+message an id of its own, so a restarted pipe may publish some again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if source == "" || sink == "" {
@@ -46,19 +47,23 @@ rewrites the file.`,
 			if err != nil {
 				return err
 			}
+			if err := checkRate(cmd, rate); err != nil {
+				return err
+			}
 			ctx, release := jobSignals(cmd.Context(), &jf)
 			defer release()
-			return runPipe(ctx, jf, src, dst, bounded)
+			return runPipe(ctx, jf, src, dst, bounded, rate)
 		},
 	}
 	jf.register(cmd.Flags())
 	cmd.Flags().StringVar(&source, "source", "", "where to read: kafka://host:port/topic, nats://host:port/stream or file://path")
 	cmd.Flags().StringVar(&sink, "sink", "", "where to write: kafka://host:port/topic, nats://host:port/stream or file://path")
+	cmd.Flags().Float64Var(&rate, "rate", 0, "copy at most this many records per second (0: as fast as they come)")
 	cmd.Flags().BoolVar(&bounded, "bounded", false, "stop at the records that were the latest when the pipe started (a file always ends)")
 	return cmd
 }
 
-func runPipe(ctx context.Context, jf jobFlags, src, dst endpoint, bounded bool) error {
+func runPipe(ctx context.Context, jf jobFlags, src, dst endpoint, bounded bool, rate float64) error {
 	var ps paths
 	if src.scheme == "file" {
 		ps.input("--source", src.name)
@@ -80,6 +85,9 @@ func runPipe(ctx context.Context, jf jobFlags, src, dst endpoint, bounded bool) 
 	}
 	if err := checkNow(ctx, in, out); err != nil {
 		return err
+	}
+	if rate > 0 {
+		in = weir.Paced(in, rate)
 	}
 	job := weir.NewJob("pipe", jf.options()...)
 	weir.Sink(weir.Source(job, "source", in), out, weir.Name("sink"))

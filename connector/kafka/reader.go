@@ -76,7 +76,9 @@ func (r *reader[T]) startAt(ctx context.Context, parts []int32, start Start) err
 	case StartEarliest:
 		listed, err = r.kadm.ListStartOffsets(ctx, r.topic())
 	case StartLatest:
-		listed, err = r.kadm.ListEndOffsets(ctx, r.topic())
+		// The last stable offset: a transaction open now, committed
+		// later, is read.
+		listed, err = r.kadm.ListCommittedOffsets(ctx, r.topic())
 	case StartAtTime:
 		listed, err = r.kadm.ListOffsetsAfterMilli(ctx, r.in.cfg.At.UnixMilli(), r.topic())
 	}
