@@ -103,11 +103,11 @@ func runYSBConnect(ctx context.Context, jf jobFlags, y ysbConnect) error {
 	defer closeJoin()
 	job := weir.NewJob("ysb", jf.options()...)
 	events, dl, err := ysbEvents(job, y, src, camp)
-	if err != nil {
-		return err
-	}
 	if dl != nil {
 		defer dl.Close()
+	}
+	if err != nil {
+		return err
 	}
 	results := ysb.QueryJoin(events, join, y.maxDelay)
 	col := &ysb.Collector{}
