@@ -145,6 +145,7 @@ func TestConnectErrors(t *testing.T) {
 		{[]string{"run", "ysb", "--source", "kafka://" + addr + "/ad-events", "--campaigns", ads}, []string{"--sink URI, --out FILE or --redis URI"}},
 		{[]string{"run", "ysb", "--bounded", "--events", "10"}, []string{"--bounded needs --source"}},
 		{[]string{"run", "ysb", "--source", "nats://127.0.0.1:4222", "--campaigns", ads, "--out", filepath.Join(dir, "o")}, []string{"nats://host:port/stream"}},
+		{[]string{"pipe", "--source", "kafka://" + addr + "/ad-events?txn=p", "--sink", "file://" + filepath.Join(dir, "o")}, []string{"txn= names a sink's transactional ids"}},
 		{[]string{"ysb-setup"}, []string{"--redis"}},
 		{[]string{"dev", "kafka", "--addr", "nohost"}, []string{"--addr nohost"}},
 		{[]string{"dev", "kafka", "--topic", "t"}, []string{"--topic t", "NAME:PARTITIONS"}},

@@ -205,7 +205,7 @@ func TestChaosPipe(t *testing.T) {
 			out := filepath.Join(dir, "out.txt")
 			uri := "file://" + out
 			if sink == "kafka" {
-				uri = "kafka://" + addr + "/copy"
+				uri = "kafka://" + addr + "/copy?txn=pipe-copy"
 			}
 			log := chaosN(t, 1, 3, 1500*time.Millisecond, "pipe", "--source", "kafka://"+addr+"/in", "--bounded", "--sink", uri, "--rate", "7000",
 				"--workers", "2", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")

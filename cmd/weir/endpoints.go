@@ -22,7 +22,8 @@ import (
 
 // endpoint is a --source or --sink URI:
 //
-//	kafka://host:port[,host:port]/topic   (see kafka.ParseURI)
+//	kafka://host:port[,host:port]/topic   (see kafka.ParseURI; a sink also
+//	                                      takes ?txn=PREFIX, its transactional ids)
 //	nats://host:port/stream               (a JetStream stream; subject = stream)
 //	file://path                           (a file of lines)
 //	postgres://user@host:port/db?table=T  (a sink of a job's results)
@@ -33,6 +34,7 @@ type endpoint struct {
 	kafka     kafka.Config
 	name      string // topic, stream, file path, table or key prefix
 	url       string // nats, postgres or redis URL without the name
+	txn       string // a Kafka sink's transactional id prefix (?txn=)
 }
 
 func (e endpoint) String() string { return e.flag + " " + e.uri }
@@ -49,7 +51,10 @@ func parseEndpoint(flag, uri string, kinds ...string) (endpoint, error) {
 	var err error
 	switch scheme {
 	case "kafka":
-		ep.kafka, ep.name, err = kafka.ParseURI(uri)
+		var rest string
+		if rest, ep.txn, err = cutParam(uri, "txn"); err == nil {
+			ep.kafka, ep.name, err = kafka.ParseURI(rest)
+		}
 	case "file":
 		ep.name = rest
 		if rest == "" {
@@ -119,6 +124,9 @@ func schemeForms(kinds []string) []string {
 func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode func(string) (T, error), ts func(T) int64) (weir.Input[T], error) {
 	switch ep.scheme {
 	case "kafka":
+		if ep.txn != "" {
+			return nil, fmt.Errorf("%s: txn= names a sink's transactional ids; a source takes none", ep)
+		}
 		in := kafka.Source(kafka.SourceConfig{Config: ep.kafka, Topic: ep.name, Bounded: bounded, DeadLetter: dl},
 			func(m kafka.Message) (T, error) { return decode(string(m.Value)) })
 		if ts != nil {
@@ -142,7 +150,7 @@ func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode fu
 func lineSink[T any](ep endpoint, format func(T, []byte) []byte, unique bool) (weir.Output[T], error) {
 	switch ep.scheme {
 	case "kafka":
-		return kafka.Sink(kafka.SinkConfig{Config: ep.kafka, Topic: ep.name, Create: true},
+		return kafka.Sink(kafka.SinkConfig{Config: ep.kafka, Topic: ep.name, Create: true, TransactionalID: ep.txn},
 			func(v T) ([]byte, []byte) { return nil, format(v, nil) }), nil
 	case "nats":
 		cfg := nats.SinkConfig{URL: ep.url, Stream: ep.name, Create: true}

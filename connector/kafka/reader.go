@@ -290,7 +290,9 @@ func (r *reader[T]) discover() error {
 	defer cancel()
 	n, err := partitions(ctx, r.kadm, r.in.cfg.Config, r.topic())
 	if err != nil || n <= r.known {
-		return err
+		// A failed look is tried again next period: the consumer
+		// reports a cluster it cannot reach.
+		return nil
 	}
 	var added []int32
 	for p := r.known; p < n; p++ {
