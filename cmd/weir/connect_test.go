@@ -109,7 +109,11 @@ func TestChaosNATSPostgresYSB(t *testing.T) {
 	publish(t, natsURL, stream, jsonLines(evs))
 	table := "ysb_chaos_" + stream
 	conn := pgConn(t, pgURL)
-	t.Cleanup(func() { conn.Exec(context.Background(), "drop table if exists "+table) })
+	t.Cleanup(func() {
+		// The table, the sink's staging table and its fence row.
+		conn.Exec(context.Background(), "drop table if exists "+table+", weir_stage_"+table)
+		conn.Exec(context.Background(), "delete from weir_fence where sink = $1", table)
+	})
 	campaigns := filepath.Join(dir, "campaigns.csv")
 	writeCampaigns(t, campaigns, camp)
 	log := chaosN(t, 1, 3, 1500*time.Millisecond, "run", "ysb", "--source", natsURL+"/"+stream, "--bounded",
