@@ -119,8 +119,9 @@ func schemeForms(kinds []string) []string {
 
 // lineSource opens a source of the decoded lines (messages) of ep. With
 // ts, a Kafka reader hands out its partitions' records in step by that
-// event time (kafka.SourceInput.EventTime), a partition idle for a second
-// aside.
+// event time (kafka.SourceInput.EventTime), a partition that gives
+// nothing for 10 s while behind its end aside (so a fetch that stalls
+// for less makes no record late).
 func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode func(string) (T, error), ts func(T) int64) (weir.Input[T], error) {
 	switch ep.scheme {
 	case "kafka":
@@ -130,7 +131,7 @@ func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode fu
 		in := kafka.Source(kafka.SourceConfig{Config: ep.kafka, Topic: ep.name, Bounded: bounded, DeadLetter: dl},
 			func(m kafka.Message) (T, error) { return decode(string(m.Value)) })
 		if ts != nil {
-			in = in.EventTime(ts, time.Second)
+			in = in.EventTime(ts, 10*time.Second)
 		}
 		return in, nil
 	case "nats":

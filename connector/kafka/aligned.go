@@ -16,7 +16,9 @@ import (
 //
 // The records held back are at most a few thousand per partition (its
 // fetching pauses beyond that); the position kept in checkpoints is
-// after the records handed out.
+// after the records handed out. idle ≤ 0 never counts a partition idle;
+// an idle shorter than a fetch may stall lets the other partitions run
+// ahead of it, and its records then come late.
 func (s *SourceInput[T]) EventTime(ts func(T) int64, idle time.Duration) *SourceInput[T] {
 	s.ts, s.idle = ts, idle
 	return s

@@ -40,7 +40,7 @@ func TestEventTimeAlignsPartitions(t *testing.T) {
 	run := func(align bool) (map[int64]int64, int64) {
 		in := kafka.Source(kafka.SourceConfig{Config: cfg, Topic: "in", Bounded: true}, kafka.Values(ms))
 		if align {
-			in = in.EventTime(func(v int64) int64 { return v }, time.Second)
+			in = in.EventTime(func(v int64) int64 { return v }, 0)
 		}
 		job := weir.NewJob("aligned", weir.Workers(1), weir.EpochRecords(1000))
 		src := weir.Source(job, "in", in, weir.Parallelism(1))
