@@ -46,7 +46,7 @@ YSB in its original form reads Kafka and joins against Redis:
 --source and --sink take kafka://, nats://, file:// (and, for --sink,
 postgres:// and redis://) URIs; --out FILE stays the short form of a sorted
 CSV written at the end. With --checkpoint-dir the Kafka, NATS (by message
-id), PostgreSQL and Redis sinks are exactly-once.`,
+id), PostgreSQL, Redis and file:// sinks are exactly-once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkRate(cmd, rate); err != nil {

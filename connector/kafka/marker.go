@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/weirstream/weir/internal/bin"
 )
 
 // Each transaction sealed by checkpoint n also commits, as an offset of
@@ -143,40 +144,22 @@ func appendNote(b []byte, txns []sealedTxn) []byte {
 }
 
 func readNote(b []byte) ([]sealedTxn, error) {
-	bad := errors.New("truncated or corrupt")
 	if len(b) == 0 || b[0] != 2 {
-		return nil, bad
+		return nil, bin.ErrTruncated
 	}
-	rest, broken := b[1:], false
-	next := func() uint64 {
-		x, k := binary.Uvarint(rest)
-		if k <= 0 {
-			broken = true
-			return 0
-		}
-		rest = rest[k:]
-		return x
-	}
-	count := next()
-	if broken || count > uint64(len(rest)) {
-		return nil, bad
-	}
+	d := bin.Decoder{B: b[1:]}
+	count := d.Int(int64(len(b)))
 	var out []sealedTxn
 	for range count {
-		t := sealedTxn{n: next()}
-		l := next()
-		if broken || l > uint64(len(rest)) {
-			return nil, bad
-		}
-		t.id, rest = string(rest[:l]), rest[l:]
-		t.pid, t.epoch = int64(next()), int16(uint16(next()))
-		if broken {
-			return nil, bad
+		t := sealedTxn{n: d.Uvarint(), id: d.String()}
+		t.pid, t.epoch = int64(d.Uvarint()), int16(uint16(d.Uvarint()))
+		if d.Err != nil {
+			return nil, d.Err
 		}
 		out = append(out, t)
 	}
-	if len(rest) != 0 {
-		return nil, bad
+	if d.Err == nil && len(d.B) != 0 {
+		return nil, bin.ErrTruncated
 	}
-	return out, nil
+	return out, d.Err
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/weirstream/weir/internal/bin"
 )
 
 // A position is the format byte posFormat, then the topic as a uvarint
@@ -50,29 +52,13 @@ func decodePosition(b []byte) (position, error) {
 	if b[0] != posFormat {
 		return p, fmt.Errorf("position format %d, want %d", b[0], posFormat)
 	}
-	rest, bad := b[1:], false
-	next := func() uint64 {
-		x, k := binary.Uvarint(rest)
-		if k <= 0 {
-			bad = true
-			return 0
-		}
-		rest = rest[k:]
-		return x
-	}
-	n := next()
-	if bad || n > uint64(len(rest)) {
-		return p, fmt.Errorf("position of %d bytes is truncated or corrupt", len(b))
-	}
-	p.topic, rest = string(rest[:n]), rest[n:]
-	p.inst, p.par = int(next()), int(next())
-	count := next()
-	if bad || count > uint64(len(rest)) {
-		return p, fmt.Errorf("position of %d bytes is truncated or corrupt", len(b))
-	}
+	d := bin.Decoder{B: b[1:]}
+	p.topic = d.String()
+	p.inst, p.par = int(d.Uvarint()), int(d.Uvarint())
+	count := d.Int(int64(len(b)))
 	for range count {
-		pp := partPos{part: int32(next()), next: int64(next()), stop: int64(next())}
-		if bad {
+		pp := partPos{part: int32(d.Uvarint()), next: int64(d.Uvarint()), stop: int64(d.Uvarint())}
+		if d.Err != nil {
 			break
 		}
 		if k := len(p.parts); k > 0 && p.parts[k-1].part >= pp.part {
@@ -81,10 +67,10 @@ func decodePosition(b []byte) (position, error) {
 		p.parts = append(p.parts, pp)
 	}
 	switch {
-	case bad:
-		return p, fmt.Errorf("position of %d bytes is truncated or corrupt", len(b))
-	case len(rest) != 0:
-		return p, fmt.Errorf("position has %d bytes too many", len(rest))
+	case d.Err != nil:
+		return p, fmt.Errorf("position of %d bytes: %w", len(b), d.Err)
+	case len(d.B) != 0:
+		return p, fmt.Errorf("position has %d bytes too many", len(d.B))
 	}
 	return p, nil
 }

@@ -2,7 +2,6 @@ package kafka_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -199,5 +198,4 @@ func TestSourceErrors(t *testing.T) {
 	if err != nil || topic != "events" || len(c.Brokers) != 2 || c.SASL == nil || c.TLS == nil {
 		t.Errorf("ParseURI: %+v %q %v", c, topic, err)
 	}
-	_ = errors.New
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/weirstream/weir/internal/bin"
 )
 
 // The first byte of a position says its format. Format 1, the reading
@@ -42,23 +44,19 @@ func decodePosition(pos []byte) (position, error) {
 	if p.format != posReading && p.format != posIdle {
 		return p, fmt.Errorf("position format %d, want %d or %d", p.format, posReading, posIdle)
 	}
-	rest := pos[1:]
-	n, k := binary.Uvarint(rest)
-	if k <= 0 || n > uint64(len(rest)-k) {
-		return p, fmt.Errorf("position of %d bytes is truncated or corrupt", len(pos))
-	}
-	p.stream, rest = string(rest[k:k+int(n)]), rest[k+int(n):]
+	d := bin.Decoder{B: pos[1:]}
+	p.stream = d.String()
 	if p.format == posReading {
-		if p.next, k = binary.Uvarint(rest); k <= 0 {
-			return p, fmt.Errorf("position of %d bytes is truncated or corrupt", len(pos))
-		}
-		if p.next == 0 {
+		p.next = d.Uvarint()
+		if d.Err == nil && p.next == 0 {
 			return p, errors.New("position at sequence 0")
 		}
-		rest = rest[k:]
 	}
-	if len(rest) != 0 {
-		return p, fmt.Errorf("position has %d bytes too many", len(rest))
+	switch {
+	case d.Err != nil:
+		return p, fmt.Errorf("position of %d bytes is truncated or corrupt", len(pos))
+	case len(d.B) != 0:
+		return p, fmt.Errorf("position has %d bytes too many", len(d.B))
 	}
 	return p, nil
 }

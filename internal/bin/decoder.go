@@ -67,6 +67,18 @@ func (d *Decoder) Varint() int64 {
 	return v
 }
 
+// String reads a uvarint length and that many bytes.
+func (d *Decoder) String() string {
+	n := d.Uvarint()
+	if d.Err != nil || n > uint64(len(d.B)) {
+		d.Fail()
+		return ""
+	}
+	v := string(d.B[:n])
+	d.B = d.B[n:]
+	return v
+}
+
 // Int reads a uvarint that must be below limit.
 func (d *Decoder) Int(limit int64) int64 {
 	v := d.Uvarint()

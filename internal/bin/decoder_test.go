@@ -27,6 +27,14 @@ func TestDecoder(t *testing.T) {
 			t.Errorf("%d of %d bytes: err %v; want ErrTruncated", k, len(b), d.Err)
 		}
 	}
+	s := append(binary.AppendUvarint(nil, 5), "topic"...)
+	for k := range len(s) + 1 {
+		d := Decoder{B: s[:k]}
+		got := d.String()
+		if k == len(s) && (d.Err != nil || got != "topic") || k < len(s) && !errors.Is(d.Err, ErrTruncated) {
+			t.Errorf("String of %d of %d bytes: %q, err %v", k, len(s), got, d.Err)
+		}
+	}
 	d = Decoder{B: binary.AppendUvarint(nil, 10)}
 	if d.Int(10); d.Err == nil || errors.Is(d.Err, ErrTruncated) {
 		t.Errorf("Int(10) of 10: err %v; want a corrupt-value error", d.Err)
