@@ -241,17 +241,7 @@ func (po *postOffice) receive(from int, msg []byte) error {
 	if kind == msgClose && len(msg) == 1 {
 		return errClosed
 	}
-	str := func() string {
-		n := d.Uvarint()
-		if d.Err != nil || n > uint64(len(d.B)) {
-			d.Fail()
-			return ""
-		}
-		s := string(d.B[:n])
-		d.B = d.B[n:]
-		return s
-	}
-	k := parcelKey{task: str()}
+	k := parcelKey{task: d.String()}
 	k.par, k.epoch, k.from, k.to = int(d.Int(1<<16+1)), d.Uvarint(), int(d.Int(1<<16)), int(d.Int(1<<16))
 	if d.Err != nil {
 		return fmt.Errorf("weir: a key-group handover from process %d: %w", from, d.Err)
@@ -261,7 +251,7 @@ func (po *postOffice) receive(from int, msg []byte) error {
 	p := po.get(k)
 	switch kind {
 	case msgPiece:
-		id := blobID{op: str()}
+		id := blobID{op: d.String()}
 		id.kg = uint32(d.Int(1 << 32))
 		base, crc := d.Uvarint(), uint32(d.Int(1<<32))
 		total, off := d.Int(maxBlob), d.Uvarint()

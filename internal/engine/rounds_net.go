@@ -124,14 +124,10 @@ func roundHeader(b []byte, kind byte, op string, epoch uint64) []byte {
 // receive takes one message from process from.
 func (r *roundPosts) receive(from int, msg []byte) error {
 	d := bin.Decoder{B: msg}
-	kind := d.Byte()
-	n := d.Uvarint()
-	if d.Err != nil || n > uint64(len(d.B)) || kind > roundEnd {
-		return fmt.Errorf("weir: a round's post from process %d: %w", from, bin.ErrTruncated)
+	kind, op, epoch := d.Byte(), d.String(), d.Uvarint()
+	if d.Err == nil && kind > roundEnd {
+		d.Err = fmt.Errorf("kind %d", kind)
 	}
-	op := string(d.B[:n])
-	d.B = d.B[n:]
-	epoch := d.Uvarint()
 	if d.Err != nil {
 		return fmt.Errorf("weir: a round's post from process %d: %w", from, d.Err)
 	}
