@@ -117,6 +117,14 @@ type Backlogged = dataflow.Backlogged
 // resumed may be asked for its position before its first Read.
 type Rescalable = dataflow.Rescalable
 
+// Acknowledged is a Seekable reader whose input lets go of what was read
+// once the job no longer needs it (a JetStream consumer's acks): with
+// checkpoints, Acknowledge gets a position once a checkpoint that holds
+// it is complete, and the end position of a job that finished; without,
+// the position at every epoch's end. It may run at the same time as Read
+// and after Close; its errors are logged.
+type Acknowledged = dataflow.Acknowledged
+
 // Codec encodes records of type T in batches, for a distributed job whose
 // records cross processes. Weir has a default for any type without
 // channels, functions or interfaces inside: a raw memory copy for types

@@ -34,3 +34,26 @@ type Rescalable interface {
 	// record that no old reader had read is read exactly once.
 	SeekSplits(positions [][]byte) error
 }
+
+// Acknowledged is a Seekable reader whose input lets go of what was read
+// once the job no longer needs it: a JetStream consumer acknowledges the
+// messages, a Kafka consumer group commits the offsets. Acknowledge(pos)
+// says that the records before pos, a position the reader (or, after a
+// restore or a move, an earlier reader of the same share) returned, need
+// never be read again:
+//
+//   - In a job with checkpoints, once a checkpoint that holds pos is
+//     complete (with the newest such position, if several complete at
+//     once), and, at the end of a job that finished, with the position
+//     at its end.
+//   - Without checkpoints, at every epoch's end, with the position after
+//     the records the source has passed on: a job that fails loses what
+//     was in flight, as a Kafka consumer with automatic commits does.
+//
+// It runs on another goroutine than Read, possibly at the same time and
+// after Close, so it must be safe for that. An error is logged, not
+// fatal: the next acknowledgement covers what this one did not.
+type Acknowledged interface {
+	Seekable
+	Acknowledge(pos []byte) error
+}

@@ -233,6 +233,7 @@ func (s *ckptService) carry(a coord.Action) error {
 				return err
 			}
 		}
+		c.acks.acknowledge(a.N, c.log)
 	case coord.Prune:
 		return c.store.Prune(a.Keep)
 	case coord.TrimIncomplete:

@@ -37,6 +37,9 @@ type coordinator struct {
 	// committers are this process's two-phase outputs, with the notes of
 	// the checkpoints they prepared that are not committed yet.
 	committers []*committer
+	// acks holds the source positions saved for checkpoints not known
+	// complete, to acknowledge once they are.
+	acks ackBook
 	// gone holds, per process that left the job, the first checkpoint
 	// it takes no part in (leave.go).
 	leftMu sync.Mutex

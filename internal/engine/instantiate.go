@@ -499,6 +499,7 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 		SeekSplits([][]byte) error
 		SetAfter(func(progress.Marker) error)
 		Count() int64
+		Acker() func([]byte) error
 	}
 	s, ok := st.(seekable)
 	if !ok {
@@ -509,7 +510,7 @@ func (j *Job) checkpointSource(st runtime.SourceTask, name string, inst, par int
 		b, err := s.Position()
 		return inst, b, err
 	}
-	r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: pos, count: s.Count}}
+	r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: pos, count: s.Count, acker: s.Acker}}
 	if err := r.restore(par, j.Routing(par)); err != nil {
 		return err
 	}

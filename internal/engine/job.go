@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -341,6 +342,10 @@ func (j *Job) finish(err error, net transport.Network) error {
 	}
 	if err == nil {
 		err = j.markFinished()
+	}
+	if err == nil && j.coord != nil {
+		// The job is done: what its sources read need never be read again.
+		j.coord.acks.acknowledge(math.MaxUint64, j.coord.log)
 	}
 	return err
 }

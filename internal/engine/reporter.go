@@ -41,6 +41,9 @@ type sourcePos struct {
 	op    string
 	pos   func() (int, []byte, error)
 	count func() int64 // records read
+	// acker, if set, returns what acknowledges the reader's position
+	// (nil if its reader does not).
+	acker func() func([]byte) error
 }
 
 // recordsSuffix names a source instance's count of records read.
@@ -133,10 +136,28 @@ func (r *reporter) collect(n uint64, final bool) ([]checkpoint.StateBlob, []chec
 		}
 		if at >= 0 {
 			insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op, Instance: at, Data: data})
+			r.noteAck(n, final, at, data)
 		}
 		insts = append(insts, checkpoint.SourceBlob{Operator: r.source.op + recordsSuffix, Instance: r.inst, Data: binary.AppendVarint(nil, r.source.count())})
 	}
 	return state, insts, nil
+}
+
+// noteAck keeps a source's position for checkpoint n, to acknowledge
+// once it is complete: a final position goes into every checkpoint after
+// the last the task reported to.
+func (r *reporter) noteAck(n uint64, final bool, at int, pos []byte) {
+	if r.source.acker == nil {
+		return
+	}
+	ack := r.source.acker()
+	if ack == nil {
+		return
+	}
+	if final {
+		n = r.last + 1
+	}
+	r.c.acks.add(n, r.source.op, at, ack, pos)
 }
 
 // restore gives the task's snapshotters their state from the checkpoint

@@ -108,7 +108,7 @@ func (j *Job) checkpointShares(x *shareTask, inst, par int, snaps []dataflow.Sna
 	op := sourceOp(x.src.name)
 	snaps = append(snaps, dataflow.SnapEntry{Op: op + sharesSuffix, S: sharesSnap{x}})
 	x.saves = true
-	r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: x.reportPos, count: x.st.Count}}
+	r := &reporter{c: j.coord, last: j.coord.lastReported(), inst: inst, snaps: snaps, source: &sourcePos{op: op, pos: x.reportPos, count: x.st.Count, acker: x.reportAcker}}
 	if err := r.restore(par, j.Routing(par)); err != nil {
 		return err
 	}

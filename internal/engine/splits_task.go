@@ -26,6 +26,7 @@ type readerTask interface {
 	Movable() bool
 	Waited() time.Duration
 	Backlog() (int64, bool)
+	Acker() func([]byte) error
 }
 
 // shareTask is one instance of a movable source: it reads the share the
@@ -57,6 +58,7 @@ type shareTask struct {
 		from  uint64
 		pos   []byte
 		err   error
+		ack   func([]byte) error
 	}
 }
 
@@ -199,11 +201,15 @@ func (x *shareTask) keep() {
 	if !x.saves {
 		return
 	}
-	x.report.share, x.report.from, x.report.pos, x.report.err = x.share, x.cur.From, nil, nil
+	x.report.share, x.report.from, x.report.pos, x.report.err, x.report.ack = x.share, x.cur.From, nil, nil, nil
 	if x.share >= 0 {
 		x.report.pos, x.report.err = x.st.Position()
+		x.report.ack = x.st.Acker()
 	}
 }
+
+// reportAcker is what acknowledges the position a checkpoint saves.
+func (x *shareTask) reportAcker() func([]byte) error { return x.report.ack }
 
 // reportPos is the position a checkpoint saves, and the share it is of.
 func (x *shareTask) reportPos() (int, []byte, error) {

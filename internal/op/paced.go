@@ -31,8 +31,21 @@ func (p pacedInput[T]) Open(ctx dataflow.SourceContext) (dataflow.Reader[T], err
 	if err != nil {
 		return nil, err
 	}
-	return &pacedReader[T]{r: r, rate: p.rate / float64(max(1, ctx.Parallelism))}, nil
+	pr := &pacedReader[T]{r: r, rate: p.rate / float64(max(1, ctx.Parallelism))}
+	if a, ok := r.(dataflow.Acknowledged); ok {
+		return pacedAcked[T]{pr, a}, nil
+	}
+	return pr, nil
 }
+
+// pacedAcked is a paced reader whose inner reader wants its positions
+// acknowledged: the positions are the inner reader's.
+type pacedAcked[T any] struct {
+	*pacedReader[T]
+	a dataflow.Acknowledged
+}
+
+func (p pacedAcked[T]) Acknowledge(pos []byte) error { return p.a.Acknowledge(pos) }
 
 // Recover implements Recoverable if the inner input does.
 func (p pacedInput[T]) Recover(rc dataflow.RecoverContext) error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"reflect"
 	"time"
 
@@ -27,7 +28,7 @@ func SourceOf[T any](j *dataflow.Graph, name string, src dataflow.Input[T], opts
 	}
 	n.NewSource = func(tc dataflow.TaskCtx, outs []any) (runtime.SourceTask, error) {
 		own := dataflow.SourceContext{Instance: tc.Inst, Parallelism: tc.Par}
-		st := &sourceTask[T]{open: src.Open, own: own, out: outs[0].(dataflow.Pusher[T]), units: tc.Units}
+		st := &sourceTask[T]{open: src.Open, own: own, out: outs[0].(dataflow.Pusher[T]), units: tc.Units, log: j.Logger()}
 		share := own
 		if tc.Share != nil {
 			share = *tc.Share
@@ -64,6 +65,9 @@ type sourceTask[T any] struct {
 	// a restored job counts what came before.
 	pushed int64
 	after  func(progress.Marker) error
+	// ackErr is the last failed acknowledgement's error, logged once.
+	ackErr string
+	log    *slog.Logger
 	// waited is what the readers closed so far had waited.
 	waited time.Duration
 }
@@ -217,7 +221,37 @@ func (s *sourceTask[T]) Mark(m progress.Marker) error {
 	if s.after != nil {
 		return s.after(m)
 	}
+	if a, ok := s.r.(dataflow.Acknowledged); ok {
+		// No checkpoints: what the source passed on before the marker is
+		// acknowledged at once.
+		if pos, err := s.Position(); err == nil {
+			s.ackErr = ackOrLog(s.log, a, pos, s.ackErr)
+		}
+	}
 	return nil
+}
+
+// Acker returns what acknowledges the current reader's positions
+// (dataflow.Acknowledged), nil if it does not.
+func (s *sourceTask[T]) Acker() func([]byte) error {
+	if a, ok := s.r.(dataflow.Acknowledged); ok {
+		return a.Acknowledge
+	}
+	return nil
+}
+
+// ackOrLog acknowledges pos, and logs a failure unless the last one
+// failed alike (prev).
+func ackOrLog(log *slog.Logger, a dataflow.Acknowledged, pos []byte, prev string) string {
+	err := a.Acknowledge(pos)
+	if err == nil {
+		return ""
+	}
+	if msg := err.Error(); msg != prev {
+		log.Warn("weir: a source could not acknowledge what it read", "err", err)
+		return msg
+	}
+	return prev
 }
 
 func (s *sourceTask[T]) Close() error {

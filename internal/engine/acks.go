@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"bytes"
+	"log/slog"
+	"math"
+	"sync"
+)
+
+// ackBook holds this process's source positions that checkpoints saved
+// and that their readers want acknowledged (dataflow.Acknowledged) once
+// a checkpoint holding them is complete.
+type ackBook struct {
+	mu      sync.Mutex
+	pending []ackEntry
+	failed  string // the last failure's error, logged once
+}
+
+// ackEntry is one saved position: checkpoint n holds pos, the position
+// of share (or instance) at of source op, which ack acknowledges.
+type ackEntry struct {
+	n   uint64
+	key ackKey
+	ack func([]byte) error
+	pos []byte
+}
+
+type ackKey struct {
+	op string
+	at int
+}
+
+// add notes that checkpoint n holds pos.
+func (b *ackBook) add(n uint64, op string, at int, ack func([]byte) error, pos []byte) {
+	b.mu.Lock()
+	b.pending = append(b.pending, ackEntry{n: n, key: ackKey{op, at}, ack: ack, pos: bytes.Clone(pos)})
+	b.mu.Unlock()
+}
+
+// due removes the entries of checkpoints up to n and returns, per share,
+// the newest of them.
+func (b *ackBook) due(n uint64) []ackEntry {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	newest := map[ackKey]int{}
+	kept := b.pending[:0]
+	var out []ackEntry
+	for _, e := range b.pending {
+		if e.n > n {
+			kept = append(kept, e)
+			continue
+		}
+		if i, ok := newest[e.key]; !ok {
+			newest[e.key] = len(out)
+			out = append(out, e)
+		} else if e.n >= out[i].n {
+			out[i] = e
+		}
+	}
+	clear(b.pending[len(kept):])
+	b.pending = kept
+	return out
+}
+
+// acknowledge acknowledges the positions checkpoints up to n saved (all
+// of them if n is MaxUint64, at the end of a job that finished).
+func (b *ackBook) acknowledge(n uint64, log *slog.Logger) {
+	for _, e := range b.due(n) {
+		err := e.ack(e.pos)
+		b.mu.Lock()
+		switch {
+		case err == nil:
+			b.failed = ""
+		case err.Error() != b.failed:
+			b.failed = err.Error()
+			if n == math.MaxUint64 {
+				log.Warn("weir: a source could not acknowledge what it read by the job's end", "source", e.key.op, "err", err)
+			} else {
+				log.Warn("weir: a source could not acknowledge what it read by a checkpoint", "source", e.key.op, "checkpoint", n, "err", err)
+			}
+		}
+		b.mu.Unlock()
+	}
+}
