@@ -106,7 +106,7 @@ func TestChaosNATSPostgresYSB(t *testing.T) {
 	dir := t.TempDir()
 	evs, camp := ysbInput(80_000, 33, 36_000)
 	stream := fmt.Sprintf("ysbevents%d", time.Now().UnixNano())
-	publish(t, natsURL, stream, jsonLines(evs))
+	js := publish(t, natsURL, stream, jsonLines(evs), jetstream.WorkQueuePolicy)
 	table := "ysb_chaos_" + stream
 	conn := pgConn(t, pgURL)
 	t.Cleanup(func() {
@@ -116,7 +116,7 @@ func TestChaosNATSPostgresYSB(t *testing.T) {
 	})
 	campaigns := filepath.Join(dir, "campaigns.csv")
 	writeCampaigns(t, campaigns, camp)
-	log := chaosN(t, 1, 3, 1500*time.Millisecond, "run", "ysb", "--source", natsURL+"/"+stream, "--bounded",
+	log := chaosN(t, 1, 3, 1500*time.Millisecond, "run", "ysb", "--source", natsURL+"/"+stream+"?consumer=ysb", "--bounded",
 		"--campaigns", campaigns, "--sink", pgURL+"&table="+table, "--rate", "10000",
 		"--workers", "2", "--interval", "100ms", "--checkpoint-dir", filepath.Join(dir, "ckpt"), "--checkpoint-interval", "1s")
 	got := pgRows(t, conn, "select campaign_id||','||window_start||','||count from "+table)
@@ -126,23 +126,34 @@ func TestChaosNATSPostgresYSB(t *testing.T) {
 	if !strings.Contains(log, "restoring checkpoint") {
 		t.Errorf("no run restored a checkpoint:\n%s", log)
 	}
+	// A work queue: what the job acknowledged as its checkpoints
+	// completed is gone (and it never took what a restart read again),
+	// and the rest went at its end.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if s, err := js.Stream(ctx, stream); err != nil {
+		t.Error(err)
+	} else if info, err := s.Info(ctx); err != nil || info.State.Msgs != 0 {
+		t.Errorf("the work queue holds %+v after the job (%v), want no message", info.State, err)
+	}
 }
 
-// publish makes stream (subject = its name) and publishes the lines.
-func publish(t *testing.T, url, stream string, lines []string) {
+// publish makes stream (subject = its name) with retention ret and
+// publishes the lines.
+func publish(t *testing.T, url, stream string, lines []string, ret jetstream.RetentionPolicy) jetstream.JetStream {
 	t.Helper()
 	nc, err := natsio.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{stream}}); err != nil {
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{stream}, Retention: ret}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deleteStream(url, stream) })
@@ -155,6 +166,7 @@ func publish(t *testing.T, url, stream string, lines []string) {
 		}
 	}
 	<-js.PublishAsyncComplete()
+	return js
 }
 
 func deleteStream(url, stream string) {

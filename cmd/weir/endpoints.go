@@ -24,7 +24,9 @@ import (
 //
 //	kafka://host:port[,host:port]/topic   (see kafka.ParseURI; a sink also
 //	                                      takes ?txn=PREFIX, its transactional ids)
-//	nats://host:port/stream               (a JetStream stream; subject = stream)
+//	nats://host:port/stream               (a JetStream stream; subject = stream;
+//	                                      a source takes ?consumer=NAME, its
+//	                                      durable consumer, or ?ordered=1)
 //	file://path                           (a file of lines)
 //	postgres://user@host:port/db?table=T  (a sink of a job's results)
 //	redis://host:port[/db][?prefix=P]     (a sink of YSB's results)
@@ -35,6 +37,10 @@ type endpoint struct {
 	name      string // topic, stream, file path, table or key prefix
 	url       string // nats, postgres or redis URL without the name
 	txn       string // a Kafka sink's transactional id prefix (?txn=)
+	// A NATS source's durable consumer (?consumer=), or an ordered
+	// consumer instead (?ordered=1).
+	consumer string
+	ordered  bool
 }
 
 func (e endpoint) String() string { return e.flag + " " + e.uri }
@@ -70,7 +76,19 @@ func parseEndpoint(flag, uri string, kinds ...string) (endpoint, error) {
 		if ep.name == "" || strings.Contains(ep.name, "/") || u.Host == "" {
 			err = fmt.Errorf("want nats://host:port/stream")
 		}
-		u.Path = ""
+		q := u.Query()
+		ep.consumer = q.Get("consumer")
+		switch o := q.Get("ordered"); o {
+		case "", "0", "false":
+		case "1", "true":
+			ep.ordered = true
+		default:
+			err = fmt.Errorf("ordered=%s: want 1 or 0", o)
+		}
+		if ep.ordered && ep.consumer != "" {
+			err = fmt.Errorf("both consumer= and ordered=1: an ordered consumer has no name")
+		}
+		u.Path, u.RawQuery = "", ""
 		ep.url = u.String()
 	case "postgres", "postgresql":
 		ep.url, ep.name, err = cutParam(uri, "table")
@@ -135,7 +153,7 @@ func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode fu
 		}
 		return in, nil
 	case "nats":
-		return nats.Source(nats.SourceConfig{URL: ep.url, Stream: ep.name, Bounded: bounded, DeadLetter: dl},
+		return nats.Source(nats.SourceConfig{URL: ep.url, Stream: ep.name, Bounded: bounded, DeadLetter: dl, Consumer: ep.consumer, Ordered: ep.ordered},
 			func(b []byte) (T, error) { return decode(string(b)) }), nil
 	case "file":
 		return file.JSONLines([]string{ep.name}, decode, file.Options{DeadLetter: dl}), nil
@@ -154,6 +172,9 @@ func lineSink[T any](ep endpoint, format func(T, []byte) []byte, unique bool) (w
 		return kafka.Sink(kafka.SinkConfig{Config: ep.kafka, Topic: ep.name, Create: true, TransactionalID: ep.txn},
 			func(v T) ([]byte, []byte) { return nil, format(v, nil) }), nil
 	case "nats":
+		if ep.consumer != "" || ep.ordered {
+			return nil, fmt.Errorf("%s: consumer= and ordered= say how a source reads; a sink takes neither", ep)
+		}
 		cfg := nats.SinkConfig{URL: ep.url, Stream: ep.name, Create: true}
 		if unique {
 			cfg.ID = func([]byte) string { return nuid.Next() }

@@ -54,8 +54,9 @@ const slots = 3
 // with AtLeastOnce, it writes with the idempotent producer and flushes at
 // every epoch's end.
 //
-// A sink runs as one instance (the default for a sink); instances that
-// share it write through the same transactions.
+// In a job with checkpoints a sink runs as one instance (the default for
+// a sink; the job refuses more). Without checkpoints, instances share one
+// producer.
 func Sink[T any](cfg SinkConfig, encode func(v T) (key, value []byte)) *SinkOutput[T] {
 	return &SinkOutput[T]{cfg: cfg, encode: encode, sealed: map[uint64][]sealedTxn{}}
 }

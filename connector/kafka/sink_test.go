@@ -153,19 +153,23 @@ func TestSinkReportsTimedOutTransaction(t *testing.T) {
 	}
 }
 
-// Without checkpoints the sink writes everything, flushed at each epoch;
-// a missing topic is an error unless Create is set.
+// Without checkpoints the sink writes everything, flushed at each epoch,
+// also as several instances (the first to end does not close the client
+// under the others); a missing topic is an error unless Create is set.
 func TestSinkPlain(t *testing.T) {
-	cfg := cluster(t, "in:2")
-	want := fill(t, cfg, 5000, 2)
-	job := weir.NewJob("plain", weir.Workers(2))
-	src := weir.Source(job, "in", kafka.Source(kafka.SourceConfig{Config: cfg, Topic: "in", Bounded: true}, kafka.Values(str)), weir.Parallelism(2))
-	weir.Sink(src, kafka.Sink(kafka.SinkConfig{Config: cfg, Topic: "out", Create: true}, value))
+	cfg := cluster(t, "in:4")
+	want := fill(t, cfg, 20_000, 4)
+	job := weir.NewJob("plain", weir.Workers(4))
+	src := weir.Source(job, "in", kafka.Source(kafka.SourceConfig{Config: cfg, Topic: "in", Bounded: true}, kafka.Values(str)), weir.Parallelism(4))
+	weir.Sink(src, kafka.Sink(kafka.SinkConfig{Config: cfg, Topic: "out", Create: true}, value), weir.Name("one"), weir.Parallelism(1))
+	weir.Sink(src, kafka.Sink(kafka.SinkConfig{Config: cfg, Topic: "out4", Create: true}, value), weir.Name("four"), weir.Parallelism(4))
 	if err := job.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := readAll(t, cfg, "out"); !slices.Equal(got, want) {
-		t.Errorf("out holds %d records, want %d", len(got), len(want))
+	for _, topic := range []string{"out", "out4"} {
+		if got := readAll(t, cfg, topic); !slices.Equal(got, want) {
+			t.Errorf("%s holds %d records, want %d", topic, len(got), len(want))
+		}
 	}
 	err := kafka.Sink(kafka.SinkConfig{Config: cfg, Topic: "missing"}, value).Check(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "topic missing does not exist") {

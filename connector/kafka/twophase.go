@@ -195,6 +195,14 @@ func (s *SinkOutput[T]) Close() error {
 		sl.cl.Close()
 	}
 	if s.plain != nil {
+		// Instances that share the sink end one by one: what another
+		// wrote since the flush above is flushed before the client
+		// closes, and a later Write opens a new one.
+		ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+		if err := s.plain.Flush(ctx); err != nil {
+			s.produced(nil, err)
+		}
+		cancel()
 		s.plain.Close()
 	}
 	if s.adm != nil {

@@ -6,12 +6,34 @@
 // Source reads the messages of one JetStream stream, optionally only
 // those on a subject filter, and decodes each message's payload. A
 // stream is one ordered log, so one reader reads it all: instance 0 of
-// the source reads the whole stream, in stream order, through an ordered
-// consumer (an ephemeral consumer without acks, which the client
-// recreates from where it was if it misses a message); the other
+// the source reads the whole stream, in stream order; the other
 // instances of a source with several read nothing and end at once (Read
 // returns io.EOF). Parallelism thus belongs downstream of the source,
 // after a KeyBy or a Map with Parallelism.
+//
+// The reader reads through a durable pull consumer of its own
+// (SourceConfig.Consumer, default weir-STREAM), which it replaces when it
+// starts, so that it delivers from the reader's position on, and it
+// acknowledges what the job no longer needs (weir.Acknowledged): in a job
+// with checkpoints, the messages before the position a complete
+// checkpoint holds, and at the end of a job that finished, all it read;
+// without checkpoints, what it passed on by each epoch's end. So a
+// work-queue stream (explicit acks, one per message; at most
+// SourceConfig.MaxPending unacknowledged) and an interest stream (AckAll)
+// let go of messages only once a restart would no longer read them, and
+// a limits stream's consumer shows how far the job got. The server
+// delivers a message not acknowledged within 30 minutes again; the
+// reader skips what comes before its position. A work-queue stream is
+// read from its first message left (it takes no start time). On an
+// interest stream, a bridge consumer holds the messages while the reader
+// replaces the consumer, which then starts at the old one's first
+// message not acknowledged, if earlier, to acknowledge those too.
+//
+// SourceConfig.Ordered reads through an ordered consumer instead (an
+// ephemeral consumer without acks, which the client recreates from where
+// it was if it misses a message): nothing stays on the server, for a
+// stream with limits retention read by many jobs; a stream that needs
+// acknowledgements is refused.
 //
 // Reading starts at the stream's first message, at the first message
 // stored at or after SourceConfig.StartAt, or after the last message
@@ -39,9 +61,13 @@
 // The readers implement weir.Seekable and weir.Rescalable: the reading
 // instance's position is the stream sequence it reads next, with the
 // stream's name, so that a checkpoint holds where reading stands and a
-// job restored from it reads the stream again from there (while the
-// stream still holds those messages: its retention must keep them until
-// a checkpoint covers them). A position of another stream is refused.
+// job restored from it reads the stream again from there: the messages
+// after the newest complete checkpoint are never acknowledged, so a
+// work-queue or interest stream still holds them (a limits stream must
+// keep them by its limits). A job restored from an older checkpoint
+// than the newest (weir.FromCheckpoint) cannot read again what newer
+// ones acknowledged on such a stream. A position of another stream is
+// refused.
 // Restored with another parallelism, instance 0 resumes where the old
 // instance 0 stood. With an OpenDeadLetter output the letters are
 // exactly-once too, by (source, stream, sequence).

@@ -73,15 +73,21 @@ func (r *reader[T]) Position(used int) ([]byte, error) {
 		return position{format: posIdle, stream: r.stream}.encode(), nil
 	}
 	var next uint64
+	reply := r.lastReply
 	switch {
 	case used < 0 || used > len(r.after):
 		return nil, fmt.Errorf("nats: stream %s: Position(%d) after a batch of %d records", r.stream, used, len(r.after))
 	case used == len(r.after):
 		next = r.next
 	case used == 0:
-		next = r.prev
+		next, reply = r.prev, r.prevReply
 	default:
-		next = r.after[used-1]
+		next, reply = r.after[used-1], r.replies[used-1]
+	}
+	if r.acks != nil && !r.acks.explicit && reply != "" {
+		// With AckAll, the last message before the position
+		// acknowledges everything before it.
+		r.acks.add(pendingAck{below: next, reply: reply})
 	}
 	if dl := r.src.cfg.DeadLetter; dl != nil {
 		if err := dl.Sync(); err != nil {
@@ -157,4 +163,5 @@ func (r *reader[T]) resume(next uint64) {
 	}
 	r.next, r.prev, r.after, r.out, r.done = next, next, r.after[:0], r.out[:0], false
 	r.backlog = 0
+	r.lastReply, r.prevReply, r.replies = "", "", r.replies[:0]
 }

@@ -34,6 +34,17 @@ type reader[T any] struct {
 	waited  time.Duration
 	backlog int64
 	err     error // sticky
+
+	retention jetstream.RetentionPolicy
+	// acks, if not nil, is what the reader acknowledges on its durable
+	// consumer: the messages it took (explicit acks: took holds those of
+	// the last Read until it ends) or, with AckAll, a position's last
+	// message before it: lastReply is the last message taken, prevReply
+	// the last before the last Read, replies[i] the last by record i.
+	acks                 *acks
+	took                 []pendingAck
+	lastReply, prevReply string
+	replies              []string
 }
 
 // ended says the reader has read everything it should.
@@ -45,6 +56,10 @@ func (r *reader[T]) ended() bool {
 // after waiting at most a few milliseconds for the first.
 func (r *reader[T]) Read() ([]T, error) {
 	r.out, r.after, r.prev = r.out[:0], r.after[:0], r.next
+	r.replies, r.prevReply = r.replies[:0], r.lastReply
+	if r.acks != nil {
+		defer r.noteTaken()
+	}
 	switch {
 	case r.err != nil:
 		return nil, r.err
@@ -101,11 +116,26 @@ func (r *reader[T]) take(msg jetstream.Msg) error {
 		r.done = true
 		return nil
 	}
-	r.next, r.backlog = seq+1, int64(meta.NumPending)
+	if r.acks != nil {
+		if r.acks.explicit {
+			r.took = append(r.took, pendingAck{below: seq + 1, reply: msg.Reply()})
+		}
+		r.lastReply = msg.Reply()
+	}
+	r.backlog = int64(meta.NumPending)
+	if seq < r.next {
+		// Read before the position, or delivered again: only to
+		// acknowledge.
+		return nil
+	}
+	r.next = seq + 1
 	v, err := r.src.decode(msg.Data())
 	if err == nil {
 		r.out = append(r.out, v)
 		r.after = append(r.after, r.next)
+		if r.acks != nil {
+			r.replies = append(r.replies, r.lastReply)
+		}
 		return nil
 	}
 	dl := r.src.cfg.DeadLetter
@@ -145,11 +175,35 @@ func (r *reader[T]) recheck() error {
 	return nil
 }
 
+// noteTaken hands the messages the last Read took (explicit acks) to
+// the acknowledgements.
+func (r *reader[T]) noteTaken() {
+	if len(r.took) > 0 {
+		r.acks.add(r.took...)
+		clear(r.took)
+		r.took = r.took[:0]
+	}
+}
+
+// Acknowledge implements weir.Acknowledged: on a durable consumer, the
+// messages before pos are acknowledged (on a work-queue stream the
+// server then deletes them); on an ordered consumer, nothing is.
+func (r *reader[T]) Acknowledge(pos []byte) error {
+	p, err := r.check(pos)
+	if err != nil || r.acks == nil || p.format != posReading {
+		return err
+	}
+	return r.acks.ack(p.next)
+}
+
 // Close implements weir.Reader.
 func (r *reader[T]) Close() error {
 	if r.iter != nil {
 		r.iter.Stop()
 		r.iter = nil
+	}
+	if r.acks != nil {
+		r.acks.close()
 	}
 	if r.nc != nil {
 		r.nc.Close()

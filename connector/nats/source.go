@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -41,6 +42,21 @@ type SourceConfig struct {
 	// Name is the source's name in the letters (default: its name in the
 	// job).
 	Name string
+	// Consumer names the durable consumer the source reads through and
+	// acknowledges on (default weir-STREAM, or weir-STREAM-SUBJECT with
+	// the subject's dots and wildcards as underscores). It belongs to
+	// this source: a reader that starts replaces it.
+	Consumer string
+	// Ordered reads through an ordered consumer instead: ephemeral,
+	// without acknowledgements, leaving nothing on the server, which
+	// suits a stream with limits retention read by many jobs. A stream
+	// that keeps messages until they are acknowledged (work-queue or
+	// interest retention) is refused.
+	Ordered bool
+	// MaxPending bounds the messages of a work-queue stream delivered and
+	// not acknowledged yet (default 200,000): the reader waits for a
+	// checkpoint to complete beyond it.
+	MaxPending int
 }
 
 // batchSize is the most messages one Read returns.
@@ -56,7 +72,7 @@ const readWait = 3 * time.Millisecond
 // Source returns an input that reads the messages of a JetStream stream
 // in order and decodes each message's payload with decode. Instance 0 of
 // the source reads the whole stream; other instances read nothing (see
-// the package comment). Its readers implement weir.Rescalable,
+// the package comment). Its readers implement weir.Rescalable, weir.Acknowledged,
 // weir.Waiter and weir.Backlogged; the input implements weir.Identified,
 // weir.Counted and weir.Recoverable.
 func Source[T any](cfg SourceConfig, decode func(data []byte) (T, error)) weir.Input[T] {
@@ -67,6 +83,8 @@ type source[T any] struct {
 	cfg    SourceConfig
 	decode func([]byte) (T, error)
 	name   string // for the letters
+	// gen counts the durable consumers its readers made (acks.gen).
+	gen atomic.Uint64
 }
 
 // Identity implements weir.Identified: the stream, the subject filter,
@@ -157,6 +175,15 @@ func (r *reader[T]) open(addr string) error {
 		return fmt.Errorf("nats: stream %s at %s: %w", c.Stream, addr, err)
 	}
 	last := info.State.LastSeq
+	r.retention = info.Config.Retention
+	switch {
+	case c.Ordered && r.retention != jetstream.LimitsPolicy:
+		return fmt.Errorf("nats: stream %s at %s keeps messages until they are acknowledged (%v retention): an ordered consumer cannot read it", c.Stream, addr, r.retention)
+	case r.retention == jetstream.WorkQueuePolicy && (c.New || !c.StartAt.IsZero()):
+		return fmt.Errorf("nats: stream %s at %s is a work queue: it is read from its first message, not from new messages or a time", c.Stream, addr)
+	case !c.Ordered:
+		r.acks = &acks{nc: r.nc, url: c.URL, addr: addr, explicit: r.retention == jetstream.WorkQueuePolicy, gen: &r.src.gen}
+	}
 	switch {
 	case c.New:
 		r.next = last + 1
@@ -221,11 +248,25 @@ func (r *reader[T]) lastSeq(ctx context.Context) (uint64, error) {
 	return m.Sequence, nil
 }
 
-// start creates the ordered consumer that delivers the messages from
-// r.next on.
+// start creates the consumer that delivers the messages from r.next on:
+// a durable one that the reader acknowledges on, or an ordered one.
 func (r *reader[T]) start() error {
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
+	if r.acks != nil {
+		gen := r.src.gen.Add(1)
+		r.acks.mu.Lock()
+		r.acks.mine, r.acks.pending = gen, nil
+		r.acks.mu.Unlock()
+		cons, err := r.startDurable(ctx)
+		if err == nil {
+			r.iter, err = cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(2*batchSize, pullBytes))
+		}
+		if err != nil {
+			return fmt.Errorf("nats: stream %s: reading from sequence %d through consumer %s: %w", r.stream, r.next, r.src.cfg.consumerName(), err)
+		}
+		return nil
+	}
 	cfg := jetstream.OrderedConsumerConfig{
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:       r.next,

@@ -1,0 +1,187 @@
+package nats_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/weirstream/weir"
+	"github.com/weirstream/weir/connector/nats"
+)
+
+// retained creates a stream with retention ret on name.> and returns its
+// name.
+func retained(t *testing.T, js jetstream.JetStream, ret jetstream.RetentionPolicy) string {
+	t.Helper()
+	name := streamName(t, js)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{name + ".>"}, Retention: ret}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// ackJob reads src into a Collect (exactly-once with checkpoints),
+// panicking at value crashAt.
+func ackJob(t *testing.T, src weir.Input[int], crashAt int, opts ...weir.JobOption) ([]int, error) {
+	t.Helper()
+	j := weir.NewJob("acks", append([]weir.JobOption{weir.Workers(1), weir.EpochRecords(200)}, opts...)...)
+	s := weir.Map(weir.Source(j, "numbers", src), func(v int) int {
+		if v == crashAt {
+			panic("crash")
+		}
+		return v
+	}, weir.Stateless(), weir.Name("crash"))
+	out := &weir.Collect[int]{}
+	weir.Sink(s, out, weir.Name("out"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := j.Run(ctx)
+	got := out.Records()
+	slices.Sort(got)
+	return got, err
+}
+
+func wantNumbers(t *testing.T, what string, got []int, n int) {
+	t.Helper()
+	if len(got) != n {
+		t.Fatalf("%s: %d records, want %d", what, len(got), n)
+	}
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("%s: record %d is %d: lost or doubled records", what, i, v)
+		}
+	}
+}
+
+// On a work-queue stream the source acknowledges what complete
+// checkpoints cover, and the server deletes it: a job that crashes
+// deletes nothing its restart needs (its output is exactly-once), and a
+// job that finished leaves the stream empty.
+func TestAcknowledgeWorkQueue(t *testing.T) {
+	url, js := server(t)
+	stream := retained(t, js, jetstream.WorkQueuePolicy)
+	const n = 20_000
+	publish(t, js, stream+".n", numbers(n))
+	src := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Bounded: true}, decodeInt)
+	dir := t.TempDir()
+	if _, err := ackJob(t, src, 12_000, weir.Checkpoints(dir, 3, 3)); err == nil || !strings.Contains(err.Error(), "crash") {
+		t.Fatalf("first run: %v, want the crash", err)
+	}
+	left := storedMsgs(t, js, stream)
+	if left >= n || left < n-12_000 {
+		t.Errorf("after a crash at record 12,000, the stream holds %d of %d messages: want the acknowledged ones gone, no more", left, n)
+	}
+	got, err := ackJob(t, src, -1, weir.Checkpoints(dir, 3, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNumbers(t, "restored run", got, n)
+	if left := storedMsgs(t, js, stream); left != 0 {
+		t.Errorf("after the job finished the stream holds %d messages, want 0", left)
+	}
+
+	// Without checkpoints every epoch's end is acknowledged.
+	stream2 := retained(t, js, jetstream.WorkQueuePolicy)
+	publish(t, js, stream2+".n", numbers(n))
+	src2 := nats.Source(nats.SourceConfig{URL: url, Stream: stream2, Bounded: true}, decodeInt)
+	if _, err := ackJob(t, src2, 15_000); err == nil {
+		t.Fatal("no crash")
+	}
+	if left := storedMsgs(t, js, stream2); left >= n-10_000 || left < n-15_000 {
+		t.Errorf("without checkpoints, after a crash at record 15,000, the stream holds %d of %d messages: want what epochs before it passed on gone", left, n)
+	}
+	got, err = ackJob(t, src2, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || got[0] < 10_000 || got[len(got)-1] != n-1 {
+		t.Errorf("the second run read %d records from %v: want it to start where the acknowledgements stopped", len(got), got[:min(1, len(got))])
+	}
+	if left := storedMsgs(t, js, stream2); left != 0 {
+		t.Errorf("after the second run the stream holds %d messages, want 0", left)
+	}
+}
+
+// On an interest stream, whose messages stay while a consumer has not
+// acknowledged them, the source replaces the consumer an earlier run left
+// without losing a message, and acknowledges them all by the end.
+func TestAcknowledgeInterest(t *testing.T) {
+	url, js := server(t)
+	stream := retained(t, js, jetstream.InterestPolicy)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The consumer of an earlier run holds the messages.
+	if _, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "weir-" + stream, AckPolicy: jetstream.AckAllPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5000
+	publish(t, js, stream+".n", numbers(n))
+	if got := storedMsgs(t, js, stream); got != n {
+		t.Fatalf("the stream holds %d messages, want %d", got, n)
+	}
+	src := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Bounded: true}, decodeInt)
+	got, err := ackJob(t, src, -1, weir.Checkpoints(t.TempDir(), 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNumbers(t, "interest stream", got, n)
+	if left := storedMsgs(t, js, stream); left != 0 {
+		t.Errorf("after the job the stream holds %d messages, want 0", left)
+	}
+	names := s.ConsumerNames(ctx)
+	var cons []string
+	for name := range names.Name() {
+		cons = append(cons, name)
+	}
+	if !slices.Equal(cons, []string{"weir-" + stream}) {
+		t.Errorf("consumers left: %v, want only the source's", cons)
+	}
+}
+
+// On a stream with limits retention the messages stay, and the durable
+// consumer's acknowledgement floor says how far the job got; an ordered
+// consumer cannot read a stream that needs acknowledgements.
+func TestAcknowledgeLimitsAndOrdered(t *testing.T) {
+	url, js := server(t)
+	stream := retained(t, js, jetstream.LimitsPolicy)
+	const n = 3000
+	publish(t, js, stream+".n", numbers(n))
+	src := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Bounded: true, Consumer: "counter"}, decodeInt)
+	got, err := ackJob(t, src, -1, weir.Checkpoints(t.TempDir(), 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNumbers(t, "limits stream", got, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cons, err := js.Consumer(ctx, stream, "counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if floor := cons.CachedInfo().AckFloor.Stream; floor != n {
+		t.Errorf("the consumer's acknowledgement floor is %d, want %d", floor, n)
+	}
+	if left := storedMsgs(t, js, stream); left != n {
+		t.Errorf("the stream holds %d messages, want %d", left, n)
+	}
+
+	wq := retained(t, js, jetstream.WorkQueuePolicy)
+	ordered := nats.Source(nats.SourceConfig{URL: url, Stream: wq, Ordered: true}, decodeInt)
+	if _, err := ordered.Open(weir.SourceContext{Instance: 0, Parallelism: 1}); err == nil || !strings.Contains(err.Error(), "an ordered consumer cannot read it") {
+		t.Errorf("an ordered consumer on a work queue: %v", err)
+	}
+	fromNew := nats.Source(nats.SourceConfig{URL: url, Stream: wq, New: true}, decodeInt)
+	if _, err := fromNew.Open(weir.SourceContext{Instance: 0, Parallelism: 1}); err == nil || !strings.Contains(err.Error(), "is a work queue") {
+		t.Errorf("a work queue from new messages: %v", err)
+	}
+}
