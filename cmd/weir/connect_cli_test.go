@@ -64,6 +64,15 @@ func TestPipeAndYSBThroughDevKafka(t *testing.T) {
 	if got, want := sorted(readFile(t, back)), sorted(readFile(t, events)); !slices.Equal(got, want) {
 		t.Fatalf("file -> topic -> file: %d lines, want %d", len(got), len(want))
 	}
+	// Through a consumer group: a second run resumes where the first
+	// committed, at the end.
+	for i, want := range []int{60000, 0} {
+		g := filepath.Join(dir, fmt.Sprintf("group%d.jsonl", i))
+		mustSucceed(t, "pipe", "--source", "kafka://"+addr+"/ad-events?group=cli", "--bounded", "--sink", "file://"+g)
+		if got := strings.Count(readFile(t, g), "\n"); got != want {
+			t.Errorf("run %d through group cli: %d lines, want %d", i, got, want)
+		}
+	}
 	ref := filepath.Join(dir, "ref.csv")
 	mustSucceed(t, "run", "ysb", "--events", events, "--campaigns", ads, "--out", ref)
 	want := csvRows(readFile(t, ref))
@@ -149,6 +158,7 @@ func TestConnectErrors(t *testing.T) {
 		{[]string{"pipe", "--source", "nats://127.0.0.1:4222/s?ordered=yes", "--sink", "file://" + filepath.Join(dir, "o")}, []string{"ordered=yes: want 1 or 0"}},
 		{[]string{"pipe", "--source", "nats://127.0.0.1:4222/s?ordered=1&consumer=c", "--sink", "file://" + filepath.Join(dir, "o")}, []string{"both consumer= and ordered=1"}},
 		{[]string{"pipe", "--source", "file://" + ads, "--sink", "nats://127.0.0.1:4222/s?consumer=c"}, []string{"a sink takes neither"}},
+		{[]string{"pipe", "--source", "file://" + ads, "--sink", "kafka://" + addr + "/out?group=g"}, []string{"group= names a source's consumer group"}},
 		{[]string{"ysb-setup"}, []string{"--redis"}},
 		{[]string{"dev", "kafka", "--addr", "nohost"}, []string{"--addr nohost"}},
 		{[]string{"dev", "kafka", "--topic", "t"}, []string{"--topic t", "NAME:PARTITIONS"}},

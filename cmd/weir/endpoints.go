@@ -23,7 +23,9 @@ import (
 // endpoint is a --source or --sink URI:
 //
 //	kafka://host:port[,host:port]/topic   (see kafka.ParseURI; a sink also
-//	                                      takes ?txn=PREFIX, its transactional ids)
+//	                                      takes ?txn=PREFIX, its transactional ids;
+//	                                      a source ?group=NAME, a consumer group
+//	                                      it starts from and commits to)
 //	nats://host:port/stream               (a JetStream stream; subject = stream;
 //	                                      a source takes ?consumer=NAME, its
 //	                                      durable consumer, or ?ordered=1)
@@ -37,6 +39,7 @@ type endpoint struct {
 	name      string // topic, stream, file path, table or key prefix
 	url       string // nats, postgres or redis URL without the name
 	txn       string // a Kafka sink's transactional id prefix (?txn=)
+	group     string // a Kafka source's consumer group (?group=)
 	// A NATS source's durable consumer (?consumer=), or an ordered
 	// consumer instead (?ordered=1).
 	consumer string
@@ -59,6 +62,9 @@ func parseEndpoint(flag, uri string, kinds ...string) (endpoint, error) {
 	case "kafka":
 		var rest string
 		if rest, ep.txn, err = cutParam(uri, "txn"); err == nil {
+			rest, ep.group, err = cutParam(rest, "group")
+		}
+		if err == nil {
 			ep.kafka, ep.name, err = kafka.ParseURI(rest)
 		}
 	case "file":
@@ -146,7 +152,11 @@ func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode fu
 		if ep.txn != "" {
 			return nil, fmt.Errorf("%s: txn= names a sink's transactional ids; a source takes none", ep)
 		}
-		in := kafka.Source(kafka.SourceConfig{Config: ep.kafka, Topic: ep.name, Bounded: bounded, DeadLetter: dl},
+		cfg := kafka.SourceConfig{Config: ep.kafka, Topic: ep.name, Bounded: bounded, DeadLetter: dl, Group: ep.group}
+		if ep.group != "" {
+			cfg.Start = kafka.StartCommitted
+		}
+		in := kafka.Source(cfg,
 			func(m kafka.Message) (T, error) { return decode(string(m.Value)) })
 		if ts != nil {
 			in = in.EventTime(ts, 10*time.Second)
@@ -169,6 +179,9 @@ func lineSource[T any](ep endpoint, bounded bool, dl *file.DeadLetter, decode fu
 func lineSink[T any](ep endpoint, format func(T, []byte) []byte, unique bool) (weir.Output[T], error) {
 	switch ep.scheme {
 	case "kafka":
+		if ep.group != "" {
+			return nil, fmt.Errorf("%s: group= names a source's consumer group; a sink takes none", ep)
+		}
 		return kafka.Sink(kafka.SinkConfig{Config: ep.kafka, Topic: ep.name, Create: true, TransactionalID: ep.txn},
 			func(v T) ([]byte, []byte) { return nil, format(v, nil) }), nil
 	case "nats":

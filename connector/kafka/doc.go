@@ -22,6 +22,14 @@
 // report their backlog, so a job that sizes itself sizes for the rate
 // records arrive at.
 //
+// With SourceConfig.Group the readers also commit their positions as
+// that consumer group's offsets (weir.Acknowledged): in a job with
+// checkpoints once a checkpoint holding them is complete, and at the end
+// of a job that finished; without checkpoints at every epoch's end. So
+// Kafka's tools show how far the job got, and StartCommitted starts a
+// new job there (a restored job starts from its checkpoint). The group
+// assigns nothing: the readers still own partitions by p mod n.
+//
 // A bounded source (SourceConfig.Bounded) stops each partition at the
 // last stable offset it had when the reader opened, as Flink's bounded
 // Kafka source does, so a backfill or a test ends by itself.

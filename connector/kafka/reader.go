@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -52,12 +53,17 @@ type reader[T any] struct {
 	known    int32 // partitions of the topic seen
 	lastLook time.Time
 	waited   time.Duration
+	// closed says Close has closed adm, which Acknowledge then cannot
+	// use; ackMu guards both against Acknowledge.
+	ackMu  sync.Mutex
+	closed bool
 }
 
 var (
-	_ weir.Rescalable = (*reader[int])(nil)
-	_ weir.Waiter     = (*reader[int])(nil)
-	_ weir.Backlogged = (*reader[int])(nil)
+	_ weir.Rescalable   = (*reader[int])(nil)
+	_ weir.Waiter       = (*reader[int])(nil)
+	_ weir.Backlogged   = (*reader[int])(nil)
+	_ weir.Acknowledged = (*reader[int])(nil)
 )
 
 func (r *reader[T]) topic() string { return r.in.cfg.Topic }
@@ -81,9 +87,14 @@ func (r *reader[T]) startAt(ctx context.Context, parts []int32, start Start) err
 		listed, err = r.kadm.ListCommittedOffsets(ctx, r.topic())
 	case StartAtTime:
 		listed, err = r.kadm.ListOffsetsAfterMilli(ctx, r.in.cfg.At.UnixMilli(), r.topic())
+	case StartCommitted:
+		listed, err = r.kadm.ListStartOffsets(ctx, r.topic())
 	}
 	if err == nil {
 		err = r.take(listed, parts, r.next)
+	}
+	if err == nil && start == StartCommitted {
+		err = r.committed(ctx, parts)
 	}
 	if err == nil {
 		// The ends committed records have now: where a bounded reader
@@ -424,6 +435,9 @@ func (r *reader[T]) Close() error {
 	if r.cl != nil {
 		r.cl.Close()
 	}
+	r.ackMu.Lock()
+	r.closed = true
 	r.adm.Close()
+	r.ackMu.Unlock()
 	return nil
 }

@@ -23,6 +23,10 @@ const (
 	// StartAtTime reads from the first record whose timestamp is at or
 	// after SourceConfig.At.
 	StartAtTime
+	// StartCommitted reads each partition from the offset
+	// SourceConfig.Group committed for it, or from its first record where
+	// the group has none.
+	StartCommitted
 )
 
 func (s Start) String() string {
@@ -33,6 +37,8 @@ func (s Start) String() string {
 		return "latest"
 	case StartAtTime:
 		return "time"
+	case StartCommitted:
+		return "committed"
 	}
 	return fmt.Sprintf("Start(%d)", int(s))
 }
@@ -54,6 +60,13 @@ type SourceConfig struct {
 	// Discover is how often a reader looks for partitions added to the
 	// topic (default 5 s; negative: never). A bounded source never does.
 	Discover time.Duration
+	// Group, if set, is a consumer group whose offsets the readers commit
+	// where they stand once a checkpoint holding that is complete
+	// (weir.Acknowledged; without checkpoints, at every epoch's end), so
+	// that Kafka's tools show the job's lag, and StartCommitted resumes
+	// there. The group never assigns partitions: no consumer should join
+	// it.
+	Group string
 }
 
 // Message is a record as read from a partition.
@@ -115,10 +128,12 @@ func (s *SourceInput[T]) validate() error {
 		return errors.New("kafka: source: no topic")
 	case s.decode == nil:
 		return errors.New("kafka: source: no decoder")
-	case s.cfg.Start < StartEarliest || s.cfg.Start > StartAtTime:
+	case s.cfg.Start < StartEarliest || s.cfg.Start > StartCommitted:
 		return fmt.Errorf("kafka: source: %v is not a start", s.cfg.Start)
 	case s.cfg.Start == StartAtTime && s.cfg.At.IsZero():
 		return errors.New("kafka: source: StartAtTime without a time")
+	case s.cfg.Start == StartCommitted && s.cfg.Group == "":
+		return errors.New("kafka: source: StartCommitted without a Group")
 	}
 	return s.cfg.validate()
 }
@@ -136,8 +151,11 @@ func (s *SourceInput[T]) Recover(rc weir.RecoverContext) error {
 // Identity implements weir.Identified: the topic and where reading starts.
 func (s *SourceInput[T]) Identity() string {
 	id := fmt.Sprintf("kafka topic %s from %v", s.cfg.Topic, s.cfg.Start)
-	if s.cfg.Start == StartAtTime {
+	switch s.cfg.Start {
+	case StartAtTime:
 		id += " " + s.cfg.At.UTC().Format(time.RFC3339Nano)
+	case StartCommitted:
+		id += " of group " + s.cfg.Group
 	}
 	if s.cfg.Bounded {
 		id += ", bounded"

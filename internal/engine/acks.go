@@ -2,8 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -38,7 +40,7 @@ func (b *ackBook) add(n uint64, op string, at int, ack func([]byte) error, pos [
 }
 
 // due removes the entries of checkpoints up to n and returns, per share,
-// the newest of them.
+// the newest of them, in checkpoint order.
 func (b *ackBook) due(n uint64) []ackEntry {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -59,6 +61,9 @@ func (b *ackBook) due(n uint64) []ackEntry {
 	}
 	clear(b.pending[len(kept):])
 	b.pending = kept
+	// Oldest first: a share that moved between instances is acknowledged
+	// last where it stands last.
+	slices.SortStableFunc(out, func(a, b ackEntry) int { return cmp.Compare(a.n, b.n) })
 	return out
 }
 
