@@ -212,7 +212,7 @@ func (r *reader[T]) Read() ([]T, error) {
 	if len(r.out) == 0 {
 		r.waited += time.Since(t0)
 	}
-	r.in.setLag(r.sc.Instance, r.Backlog())
+	r.in.setLag(r.hwm, r.next)
 	return r.out, nil
 }
 

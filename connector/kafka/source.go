@@ -98,7 +98,7 @@ type SourceInput[T any] struct {
 	ts     func(T) int64
 	idle   time.Duration
 	mu     sync.Mutex
-	lag    map[int]int64 // by instance
+	lag    map[int32]int64 // by partition
 }
 
 var (
@@ -180,12 +180,16 @@ func (s *SourceInput[T]) Counters() map[string]int64 {
 	return out
 }
 
-func (s *SourceInput[T]) setLag(inst int, lag int64) {
+// setLag notes the lag of the partitions a reader read: by partition, so
+// that a partition's new owner after a rescale replaces the old one's.
+func (s *SourceInput[T]) setLag(hwm, next map[int32]int64) {
 	s.mu.Lock()
 	if s.lag == nil {
-		s.lag = map[int]int64{}
+		s.lag = map[int32]int64{}
 	}
-	s.lag[inst] = lag
+	for p, h := range hwm {
+		s.lag[p] = max(0, h-next[p])
+	}
 	s.mu.Unlock()
 }
 
