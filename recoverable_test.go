@@ -54,7 +54,7 @@ func TestRecoverableInput(t *testing.T) {
 			t.Fatalf("%s: calls %+v, want Recover, then Open", what, src.calls)
 		}
 		rc, ok := src.calls[0].(weir.RecoverContext)
-		if !ok || rc != (weir.RecoverContext{Checkpoint: want, Source: "numbers", Process: 0, Processes: 1}) {
+		if !ok || rc != (weir.RecoverContext{Checkpoint: want, Source: "numbers", Job: "recover", Process: 0, Processes: 1}) {
 			t.Errorf("%s: first call %+v, want Recover at checkpoint %d", what, src.calls[0], want)
 		}
 	}

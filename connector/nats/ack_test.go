@@ -121,7 +121,7 @@ func TestAcknowledgeInterest(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The consumer of an earlier run holds the messages.
-	if _, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "weir-" + stream, AckPolicy: jetstream.AckAllPolicy}); err != nil {
+	if _, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "weir-acks-numbers", AckPolicy: jetstream.AckAllPolicy}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 5000
@@ -143,7 +143,7 @@ func TestAcknowledgeInterest(t *testing.T) {
 	for name := range names.Name() {
 		cons = append(cons, name)
 	}
-	if !slices.Equal(cons, []string{"weir-" + stream}) {
+	if !slices.Equal(cons, []string{"weir-acks-numbers"}) {
 		t.Errorf("consumers left: %v, want only the source's", cons)
 	}
 }
@@ -183,5 +183,50 @@ func TestAcknowledgeLimitsAndOrdered(t *testing.T) {
 	fromNew := nats.Source(nats.SourceConfig{URL: url, Stream: wq, New: true}, decodeInt)
 	if _, err := fromNew.Open(weir.SourceContext{Instance: 0, Parallelism: 1}); err == nil || !strings.Contains(err.Error(), "is a work queue") {
 		t.Errorf("a work queue from new messages: %v", err)
+	}
+}
+
+// Two sources of one job on one stream read through consumers of their
+// own (weir-JOB-SOURCE) and each reads every message; two that are given
+// the same consumer fail, naming it, instead of splitting the stream.
+func TestAcknowledgeOwnConsumers(t *testing.T) {
+	url, js := server(t)
+	stream := retained(t, js, jetstream.LimitsPolicy)
+	const n = 4000
+	publish(t, js, stream+".n", numbers(n))
+	run := func(consumer string) ([]int, []int, error) {
+		j := weir.NewJob("two", weir.Workers(1), weir.EpochRecords(200))
+		var outs []*weir.Collect[int]
+		for _, name := range []string{"a", "b"} {
+			// Sharing a consumer, the sources read on (not bounded), so
+			// that both read at once.
+			src := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Bounded: consumer == "", Consumer: consumer}, decodeInt)
+			out := &weir.Collect[int]{}
+			weir.Sink(weir.Source(j, name, src), out, weir.Name(name+"-out"))
+			outs = append(outs, out)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err := j.Run(ctx)
+		a, b := outs[0].Records(), outs[1].Records()
+		slices.Sort(a)
+		slices.Sort(b)
+		return a, b, err
+	}
+	a, b, err := run("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNumbers(t, "source a", a, n)
+	wantNumbers(t, "source b", b, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, name := range []string{"weir-two-a", "weir-two-b"} {
+		if c, err := js.Consumer(ctx, stream, name); err != nil || c.CachedInfo().AckFloor.Stream != n {
+			t.Errorf("consumer %s: %v", name, err)
+		}
+	}
+	if _, _, err := run("shared"); err == nil || !strings.Contains(err.Error(), "consumer shared was replaced or deleted by another reader") {
+		t.Errorf("two sources through one consumer: %v", err)
 	}
 }

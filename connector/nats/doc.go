@@ -12,22 +12,29 @@
 // after a KeyBy or a Map with Parallelism.
 //
 // The reader reads through a durable pull consumer of its own
-// (SourceConfig.Consumer, default weir-STREAM), which it replaces when it
-// starts, so that it delivers from the reader's position on, and it
-// acknowledges what the job no longer needs (weir.Acknowledged): in a job
-// with checkpoints, the messages before the position a complete
-// checkpoint holds, and at the end of a job that finished, all it read;
-// without checkpoints, what it passed on by each epoch's end. So a
-// work-queue stream (explicit acks, one per message; at most
-// SourceConfig.MaxPending unacknowledged) and an interest stream (AckAll)
-// let go of messages only once a restart would no longer read them, and
-// a limits stream's consumer shows how far the job got. The server
-// delivers a message not acknowledged within 30 minutes again; the
-// reader skips what comes before its position. A work-queue stream is
-// read from its first message left (it takes no start time). On an
-// interest stream, a bridge consumer holds the messages while the reader
-// replaces the consumer, which then starts at the old one's first
-// message not acknowledged, if earlier, to acknowledge those too.
+// (SourceConfig.Consumer, default weir-JOB-SOURCE), which it replaces
+// when it starts, so that it delivers from the reader's position on, and
+// it acknowledges what the job no longer needs (weir.Acknowledged): in a
+// job with checkpoints, the messages before the position a complete
+// checkpoint holds, and at the end of a job that ran to its end in every
+// process, all it read; without checkpoints, what it passed on by each
+// epoch's end. So a work-queue stream (explicit acks, one per message)
+// and an interest stream (AckAll) let go of messages only once a restart
+// would no longer read them, and a limits stream's consumer shows how far
+// the job got. The server delivers a message not acknowledged within 30
+// minutes again; the reader skips what comes before its position. A
+// work-queue stream is read from its first message left (it takes no
+// start time). On an interest stream, a bridge consumer (CONSUMER-bridge)
+// holds the messages while the reader replaces the consumer, which then
+// starts at the old one's first message not acknowledged, if earlier, to
+// acknowledge those too; a start that fails leaves the bridge, and the
+// next start keeps it until it has made the consumer.
+//
+// A consumer belongs to one reader: its description carries a token of
+// the reader's. A reader whose consumer another reader replaced (two
+// sources, or two runs of one job, given the same Consumer) fails, within
+// 5 seconds and before it ends, naming the consumer; its acknowledgements
+// are dropped, since they would acknowledge on the other's.
 //
 // SourceConfig.Ordered reads through an ordered consumer instead (an
 // ephemeral consumer without acks, which the client recreates from where

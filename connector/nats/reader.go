@@ -42,6 +42,8 @@ type reader[T any] struct {
 	// message before it: lastReply is the last message taken, prevReply
 	// the last before the last Read, replies[i] the last by record i.
 	acks                 *acks
+	cons                 jetstream.Consumer // the durable consumer, once made
+	consChecked          time.Time          // when checkConsumer last looked
 	took                 []pendingAck
 	lastReply, prevReply string
 	replies              []string
@@ -91,6 +93,16 @@ func (r *reader[T]) Read() ([]T, error) {
 			r.err = err
 			return nil, err
 		}
+	}
+	if err := r.checkConsumer(r.ended()); err != nil {
+		r.err = err
+		return nil, err
+	}
+	if r.ended() && r.iter != nil {
+		// Done: the consumer stops delivering to this reader (a later
+		// one may read through it).
+		r.iter.Stop()
+		r.iter = nil
 	}
 	if len(r.out) == 0 {
 		if r.ended() {

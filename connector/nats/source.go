@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,9 +42,10 @@ type SourceConfig struct {
 	// job).
 	Name string
 	// Consumer names the durable consumer the source reads through and
-	// acknowledges on (default weir-STREAM, or weir-STREAM-SUBJECT with
-	// the subject's dots and wildcards as underscores). It belongs to
-	// this source: a reader that starts replaces it.
+	// acknowledges on (default weir-JOB-SOURCE, the job's and the
+	// source's names with dots, wildcards and spaces as underscores). It
+	// belongs to this source: a reader that starts replaces it, and a
+	// reader whose consumer another replaced fails.
 	Consumer string
 	// Ordered reads through an ordered consumer instead: ephemeral,
 	// without acknowledgements, leaving nothing on the server, which
@@ -53,9 +53,13 @@ type SourceConfig struct {
 	// that keeps messages until they are acknowledged (work-queue or
 	// interest retention) is refused.
 	Ordered bool
-	// MaxPending bounds the messages of a work-queue stream delivered and
-	// not acknowledged yet (default 200,000): the reader waits for a
-	// checkpoint to complete beyond it.
+	// MaxPending, if above 0, bounds the messages of a work-queue stream
+	// delivered and not acknowledged yet: the reader waits for a
+	// checkpoint to complete beyond it. Unbounded by default, it keeps
+	// a reply subject (about 100 bytes) per message read since the last
+	// complete checkpoint. In a job whose epochs are cut by records
+	// (EpochRecords) it must exceed the records between two checkpoints,
+	// or the job stalls: no epoch ends, so no checkpoint completes.
 	MaxPending int
 }
 
@@ -83,8 +87,7 @@ type source[T any] struct {
 	cfg    SourceConfig
 	decode func([]byte) (T, error)
 	name   string // for the letters
-	// gen counts the durable consumers its readers made (acks.gen).
-	gen atomic.Uint64
+	job    string // the job's name, once Recover has run
 }
 
 // Identity implements weir.Identified: the stream, the subject filter,
@@ -121,6 +124,7 @@ func (s *source[T]) Recover(rc weir.RecoverContext) error {
 	if s.cfg.Name == "" {
 		s.name = rc.Source
 	}
+	s.job = rc.Job
 	if s.cfg.DeadLetter != nil {
 		return s.cfg.DeadLetter.Recover(rc)
 	}
@@ -182,7 +186,7 @@ func (r *reader[T]) open(addr string) error {
 	case r.retention == jetstream.WorkQueuePolicy && (c.New || !c.StartAt.IsZero()):
 		return fmt.Errorf("nats: stream %s at %s is a work queue: it is read from its first message, not from new messages or a time", c.Stream, addr)
 	case !c.Ordered:
-		r.acks = &acks{nc: r.nc, url: c.URL, addr: addr, explicit: r.retention == jetstream.WorkQueuePolicy, gen: &r.src.gen}
+		r.acks = &acks{nc: r.nc, url: c.URL, addr: addr, stream: c.Stream, name: r.src.consumerName(), explicit: r.retention == jetstream.WorkQueuePolicy}
 	}
 	switch {
 	case c.New:
@@ -254,16 +258,14 @@ func (r *reader[T]) start() error {
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
 	if r.acks != nil {
-		gen := r.src.gen.Add(1)
-		r.acks.mu.Lock()
-		r.acks.mine, r.acks.pending = gen, nil
-		r.acks.mu.Unlock()
 		cons, err := r.startDurable(ctx)
 		if err == nil {
+			r.cons, r.consChecked = cons, time.Now()
+			r.acks.started(cons.CachedInfo().Config.Description)
 			r.iter, err = cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(2*batchSize, pullBytes))
 		}
 		if err != nil {
-			return fmt.Errorf("nats: stream %s: reading from sequence %d through consumer %s: %w", r.stream, r.next, r.src.cfg.consumerName(), err)
+			return fmt.Errorf("nats: stream %s: reading from sequence %d through consumer %s: %w", r.stream, r.next, r.acks.name, err)
 		}
 		return nil
 	}

@@ -30,6 +30,8 @@ type RecoverContext struct {
 	Checkpoint uint64
 	// Source is the name of the source in the job.
 	Source string
+	// Job is the job's name.
+	Job string
 	// Process is this process's index and Processes the number of the
 	// job's processes (0 and 1 for a job in one process).
 	Process, Processes int

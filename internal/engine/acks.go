@@ -15,7 +15,7 @@ import (
 type ackBook struct {
 	mu      sync.Mutex
 	pending []ackEntry
-	failed  string // the last failure's error, logged once
+	failed  map[ackKey]string // per share, the last failure's error, logged once
 }
 
 // ackEntry is one saved position: checkpoint n holds pos, the position
@@ -75,9 +75,12 @@ func (b *ackBook) acknowledge(n uint64, log *slog.Logger) {
 		b.mu.Lock()
 		switch {
 		case err == nil:
-			b.failed = ""
-		case err.Error() != b.failed:
-			b.failed = err.Error()
+			delete(b.failed, e.key)
+		case err.Error() != b.failed[e.key]:
+			if b.failed == nil {
+				b.failed = map[ackKey]string{}
+			}
+			b.failed[e.key] = err.Error()
 			if n == math.MaxUint64 {
 				log.Warn("weir: a source could not acknowledge what it read by the job's end", "source", e.key.op, "err", err)
 			} else {

@@ -118,11 +118,22 @@ func (j *Job) markFinished() error {
 	if j.coord == nil || j.leaving() || j.coord.leader(notYet-1) != j.Process() {
 		return nil
 	}
-	if x := j.summaries; x != nil && !x.Board().AllEnded(j.Process()) {
+	if !j.endedEverywhere() {
 		j.Logger().Warn("weir: not every process ran to its end; the checkpoint directory is not marked finished", "dir", j.Cfg.Ckpt.Dir)
 		return nil
 	}
 	return j.coord.store.WriteMeta(checkpoint.FinishedFile, []byte(fmt.Sprintf("job %q finished at %s\n", j.Name, time.Now().Format(time.RFC3339))))
+}
+
+// endedEverywhere says that this process, which did not leave, and every
+// peer ran the job to its end: a job with checkpoints that will not be
+// resumed.
+func (j *Job) endedEverywhere() bool {
+	if j.coord == nil || j.leaving() {
+		return false
+	}
+	x := j.summaries
+	return x == nil || x.Board().AllEnded(j.Process())
 }
 
 func trimNL(b []byte) string {
@@ -147,7 +158,7 @@ func (j *Job) recoverInputs(pl placement) error {
 		if n.RecoverInput == nil {
 			continue
 		}
-		rc := dataflow.RecoverContext{Checkpoint: from, Source: n.Name, Process: pl.self, Processes: pl.procs}
+		rc := dataflow.RecoverContext{Checkpoint: from, Source: n.Name, Job: j.Name, Process: pl.self, Processes: pl.procs}
 		if err := n.RecoverInput(rc); err != nil {
 			return fmt.Errorf("weir: %s: recovering at checkpoint %d: %w", n.Name, from, err)
 		}

@@ -343,8 +343,12 @@ func (j *Job) finish(err error, net transport.Network) error {
 	if err == nil {
 		err = j.markFinished()
 	}
-	if err == nil && j.coord != nil {
-		// The job is done: what its sources read need never be read again.
+	if err == nil && j.endedEverywhere() {
+		// The job ran to its end in every process and will not be
+		// resumed: what its sources read need never be read again. (A
+		// process that left, or a job that did not end everywhere, may
+		// be resumed from a checkpoint: then only complete checkpoints
+		// acknowledge.)
 		j.coord.acks.acknowledge(math.MaxUint64, j.coord.log)
 	}
 	return err
