@@ -23,7 +23,7 @@ const redeliverAfter = 30 * time.Minute
 const ackTimeout = 2 * time.Second
 
 // consumerCheck is how often a reader checks that its consumer is still
-// the one it made.
+// there.
 const consumerCheck = 5 * time.Second
 
 var ackBody = []byte("+ACK")
@@ -34,21 +34,18 @@ var ackBody = []byte("+ACK")
 // position acknowledges everything before it), the reply subject to
 // acknowledge it on, acknowledged by a position at or after below.
 // Acknowledge runs on another goroutine than Read, so acks has a lock of
-// its own.
+// its own. The reply subjects name the reader's consumer, which no other
+// reader reads through.
 type acks struct {
 	mu       sync.Mutex
 	nc       *natsio.Conn // the reader's connection; nil once it closed
 	url      string
 	addr     string
 	stream   string
-	name     string // the consumer's
+	base     string // the consumers' names but for the reader's token
+	name     string // the consumer's, once made
 	explicit bool
-	// desc is the description, unique to its reader, of the consumer
-	// whose reply subjects pending holds: once another reader has
-	// replaced it (or made it its own), they would acknowledge on the
-	// new one, so they are dropped.
-	desc    string
-	pending []pendingAck // in increasing below, but for messages delivered again
+	pending  []pendingAck // in increasing below, but for messages delivered again
 }
 
 type pendingAck struct {
@@ -68,9 +65,9 @@ func (a *acks) add(p ...pendingAck) {
 }
 
 // started notes the consumer the reader now reads through.
-func (a *acks) started(desc string) {
+func (a *acks) started(name string) {
 	a.mu.Lock()
-	a.desc, a.pending = desc, nil
+	a.name, a.pending = name, nil
 	a.mu.Unlock()
 }
 
@@ -95,7 +92,7 @@ func (a *acks) ack(next uint64) error {
 	}
 	clear(a.pending[len(kept):])
 	a.pending = kept
-	nc, desc := a.nc, a.desc
+	nc, name := a.nc, a.name
 	a.mu.Unlock()
 	if len(due) == 0 {
 		return nil
@@ -103,17 +100,19 @@ func (a *acks) ack(next uint64) error {
 	if !a.explicit {
 		due = due[len(due)-1:] // the newest covers the rest
 	}
-	err := a.send(nc, desc, due)
+	err := a.send(nc, name, due)
 	if nc != nil && errors.Is(err, natsio.ErrConnectionClosed) {
-		err = a.send(nil, desc, due) // the reader closed meanwhile
+		err = a.send(nil, name, due) // the reader closed meanwhile
 	}
 	return err
 }
 
 // send publishes the acknowledgements on nc (on a connection of its own
-// if nil), if the consumer is still the one of description desc, the
-// last as a request whose answer says the server took them all.
-func (a *acks) send(nc *natsio.Conn, desc string, replies []string) error {
+// if nil), the last as a request whose answer says the server took them
+// all. If that fails because a later reader deleted the consumer, the
+// acknowledgements are moot: the later reader acknowledges what they
+// covered.
+func (a *acks) send(nc *natsio.Conn, name string, replies []string) error {
 	if nc == nil {
 		c, err := connect(a.url, a.addr, "weir source acks")
 		if err != nil {
@@ -122,54 +121,50 @@ func (a *acks) send(nc *natsio.Conn, desc string, replies []string) error {
 		defer c.Close()
 		nc = c
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), ackTimeout)
 	defer cancel()
-	cons, err := js.Consumer(ctx, a.stream, a.name)
-	switch {
-	case errors.Is(err, jetstream.ErrConsumerNotFound):
-		return a.replaced()
-	case err != nil:
-		return fmt.Errorf("nats: stream %s: consumer %s: %w", a.stream, a.name, err)
-	case cons.CachedInfo().Config.Description != desc:
-		return a.replaced()
-	}
 	last := len(replies) - 1
+	var err error
 	for _, r := range replies[:last] {
-		if err := nc.Publish(r, ackBody); err != nil {
-			return fmt.Errorf("nats: acknowledging: %w", err)
+		if err = nc.Publish(r, ackBody); err != nil {
+			break
 		}
 	}
-	if _, err := nc.RequestWithContext(ctx, replies[last], ackBody); err != nil {
-		return fmt.Errorf("nats: acknowledging %d messages: %w", len(replies), err)
+	if err == nil {
+		_, err = nc.RequestWithContext(ctx, replies[last], ackBody)
 	}
-	return nil
+	if err == nil {
+		return nil
+	}
+	if js, jerr := jetstream.New(nc); jerr == nil {
+		if _, cerr := js.Consumer(ctx, a.stream, name); errors.Is(cerr, jetstream.ErrConsumerNotFound) {
+			return a.replaced(name)
+		}
+	}
+	return fmt.Errorf("nats: stream %s: acknowledging %d messages on consumer %s: %w", a.stream, len(replies), name, err)
 }
 
-// replaced says what to do when the consumer is not the reader's any
-// more: nothing if the reader closed (a later reader replaced it, and
-// acknowledges what these replies covered), an error if it reads on.
-func (a *acks) replaced() error {
+// replaced says what to do when the reader's consumer is gone: nothing
+// if the reader closed (a later reader replaced it), an error if it
+// reads on.
+func (a *acks) replaced(name string) error {
 	a.mu.Lock()
 	open := a.nc != nil
 	a.mu.Unlock()
 	if !open {
 		return nil
 	}
-	return errReplaced(a.stream, a.name)
+	return errReplaced(a.stream, name)
 }
 
 func errReplaced(stream, name string) error {
-	return fmt.Errorf("nats: stream %s: consumer %s was replaced or deleted by another reader: two sources, or two runs of a job, read through it; give each its own SourceConfig.Consumer (?consumer= on the command line)", stream, name)
+	return fmt.Errorf("nats: stream %s: consumer %s was deleted, by another reader of its source (two runs of a job, or two sources given one Consumer, read the stream; give each its own SourceConfig.Consumer, ?consumer= on the command line)", stream, name)
 }
 
-// consumerName is the durable consumer a source reads through:
+// consumerBase is what the names of a source's consumers start with:
 // SourceConfig.Consumer, or weir-JOB-SOURCE (weir-STREAM for a source
-// opened outside a job).
-func (s *source[T]) consumerName() string {
+// opened outside a job), to which each reader adds a token of its own.
+func (s *source[T]) consumerBase() string {
 	if s.cfg.Consumer != "" {
 		return s.cfg.Consumer
 	}
@@ -185,43 +180,54 @@ func (s *source[T]) consumerName() string {
 	}, s.job+"-"+s.name)
 }
 
-// checkConsumer fails the reader if its consumer is no longer the one
-// it made: at most every consumerCheck, and when it has read to its end
-// (force), so that a reader whose messages another took does not end as
-// if it had read them all.
-func (r *reader[T]) checkConsumer(force bool) error {
-	if r.cons == nil || !force && time.Since(r.consChecked) < consumerCheck {
+// ofBase says whether name is base and a reader's token (a NUID).
+func ofBase(name, base string) bool {
+	tok, ok := strings.CutPrefix(name, base+"-")
+	if !ok || len(tok) != 22 {
+		return false
+	}
+	for _, c := range tok {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkConsumer fails the reader, looking at most every consumerCheck,
+// if its consumer is gone: another reader of the source started and
+// deleted it. (Other errors pass: the next look tries again.)
+func (r *reader[T]) checkConsumer() error {
+	if r.cons == nil || time.Since(r.consChecked) < consumerCheck {
 		return nil
 	}
 	r.consChecked = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
-	info, err := r.cons.Info(ctx)
-	switch {
-	case errors.Is(err, jetstream.ErrConsumerNotFound):
-		return errReplaced(r.stream, r.acks.name)
-	case err != nil:
-		return fmt.Errorf("nats: stream %s: consumer %s: %w", r.stream, r.acks.name, err)
-	case info.Config.Description != r.acks.desc:
+	if _, err := r.cons.Info(ctx); errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return errReplaced(r.stream, r.acks.name)
 	}
 	return nil
 }
 
-// startDurable makes the durable consumer deliver from r.next (from the
-// stream's first message on a work-queue stream, which takes no other
-// start; what comes before r.next is skipped and acknowledged), replacing
-// the one of that name that an earlier reader left. On an interest
-// stream, whose messages go once no consumer wants them, a bridge
-// consumer holds them while the consumer is replaced, and the new one
-// starts at the old one's first message not acknowledged, if earlier, so
-// that those are acknowledged too.
+// startDurable makes a durable consumer of the reader's own (the source's
+// base name and a token) that delivers from r.next (from the stream's
+// first message on a work-queue stream, which takes no other start; what
+// comes before r.next is skipped and acknowledged), and deletes the ones
+// earlier readers of the source made. On a work-queue stream, whose
+// consumers may not overlap, those go first (the stream keeps the
+// messages); otherwise the new one comes first, so that an interest
+// stream keeps the messages, and there it starts at the old ones' first
+// message not acknowledged, if earlier, to acknowledge those too.
 func (r *reader[T]) startDurable(ctx context.Context) (jetstream.Consumer, error) {
 	c := r.src.cfg
-	name := r.acks.name
+	old, floor, err := r.oldConsumers(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cfg := jetstream.ConsumerConfig{
-		Durable:       name,
-		Description:   "weir source " + nuid.Next() + ": acknowledged as the job's checkpoints complete",
+		Durable:       r.acks.base + "-" + nuid.Next(),
+		Description:   "weir source: acknowledged as the job's checkpoints complete",
 		AckPolicy:     jetstream.AckAllPolicy,
 		AckWait:       redeliverAfter,
 		MaxAckPending: -1,
@@ -230,54 +236,58 @@ func (r *reader[T]) startDurable(ctx context.Context) (jetstream.Consumer, error
 		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:   r.next,
 	}
-	var bridge string
 	switch r.retention {
 	case jetstream.WorkQueuePolicy:
 		cfg.AckPolicy, cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.AckExplicitPolicy, jetstream.DeliverAllPolicy, 0
 		if c.MaxPending > 0 {
 			cfg.MaxAckPending = c.MaxPending
 		}
-	case jetstream.InterestPolicy:
-		if old, err := r.js.Consumer(ctx, name); err == nil {
-			if floor := old.CachedInfo().AckFloor.Stream; floor+1 < r.next {
-				cfg.OptStartSeq = floor + 1
-			}
-		}
-		bridge = name + "-bridge"
-		if err := r.holdBridge(ctx, cfg, bridge); err != nil {
+		if err := r.deleteConsumers(ctx, old); err != nil {
 			return nil, err
 		}
-	}
-	if err := r.js.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		return nil, err
+	case jetstream.InterestPolicy:
+		if floor > 0 && floor < r.next {
+			cfg.OptStartSeq = floor
+		}
 	}
 	cons, err := r.js.CreateConsumer(ctx, cfg)
-	switch {
-	case errors.Is(err, jetstream.ErrConsumerExists) || errors.Is(err, jetstream.ErrConsumerNameAlreadyInUse):
-		// Another reader made it meanwhile (its description differs).
-		return nil, errReplaced(r.stream, name)
-	case err == nil && cons.CachedInfo().Config.Description != cfg.Description:
-		return nil, errReplaced(r.stream, name)
-	case err != nil:
-		return nil, err // a bridge stays, holding the messages
+	if err != nil {
+		return nil, err
 	}
-	if bridge != "" {
-		if err := r.js.DeleteConsumer(ctx, bridge); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-			return nil, fmt.Errorf("deleting the bridge consumer %s: %w", bridge, err)
-		}
+	if err := r.deleteConsumers(ctx, old); err != nil {
+		r.js.DeleteConsumer(ctx, cfg.Durable)
+		return nil, err
 	}
 	return cons, nil
 }
 
-// holdBridge makes the bridge consumer, unless one is left from a start
-// that did not finish (it then holds the messages from where it did).
-func (r *reader[T]) holdBridge(ctx context.Context, cfg jetstream.ConsumerConfig, bridge string) error {
-	if _, err := r.js.Consumer(ctx, bridge); err == nil {
-		return nil
+// oldConsumers returns the consumers earlier readers of the source made,
+// and the first message not acknowledged by all of them (0: none).
+func (r *reader[T]) oldConsumers(ctx context.Context) ([]string, uint64, error) {
+	var old []string
+	var floor uint64
+	infos := r.js.ListConsumers(ctx)
+	for info := range infos.Info() {
+		if !ofBase(info.Name, r.acks.base) {
+			continue
+		}
+		old = append(old, info.Name)
+		if f := info.AckFloor.Stream + 1; floor == 0 || f < floor {
+			floor = f
+		}
 	}
-	cfg.Durable, cfg.Description = bridge, "weir source: holds the messages while "+cfg.Durable+" is replaced"
-	if _, err := r.js.CreateConsumer(ctx, cfg); err != nil {
-		return fmt.Errorf("making the bridge consumer %s: %w", bridge, err)
+	if err := infos.Err(); err != nil {
+		return nil, 0, fmt.Errorf("listing the consumers: %w", err)
+	}
+	return old, floor, nil
+}
+
+// deleteConsumers deletes the consumers names (once each).
+func (r *reader[T]) deleteConsumers(ctx context.Context, names []string) error {
+	for _, n := range names {
+		if err := r.js.DeleteConsumer(ctx, n); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return fmt.Errorf("deleting consumer %s, an earlier reader's: %w", n, err)
+		}
 	}
 	return nil
 }

@@ -2,12 +2,14 @@ package nats_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/weirstream/weir"
 	"github.com/weirstream/weir/connector/nats"
@@ -121,7 +123,7 @@ func TestAcknowledgeInterest(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The consumer of an earlier run holds the messages.
-	if _, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "weir-acks-numbers", AckPolicy: jetstream.AckAllPolicy}); err != nil {
+	if _, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "weir-acks-numbers-" + nuid.Next(), AckPolicy: jetstream.AckAllPolicy}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 5000
@@ -138,13 +140,8 @@ func TestAcknowledgeInterest(t *testing.T) {
 	if left := storedMsgs(t, js, stream); left != 0 {
 		t.Errorf("after the job the stream holds %d messages, want 0", left)
 	}
-	names := s.ConsumerNames(ctx)
-	var cons []string
-	for name := range names.Name() {
-		cons = append(cons, name)
-	}
-	if !slices.Equal(cons, []string{"weir-acks-numbers"}) {
-		t.Errorf("consumers left: %v, want only the source's", cons)
+	if cons := consumers(t, js, stream); len(cons) != 1 || !strings.HasPrefix(cons[0].Name, "weir-acks-numbers-") {
+		t.Errorf("consumers left: %v, want only the source's last", cons)
 	}
 }
 
@@ -162,14 +159,9 @@ func TestAcknowledgeLimitsAndOrdered(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantNumbers(t, "limits stream", got, n)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cons, err := js.Consumer(ctx, stream, "counter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if floor := cons.CachedInfo().AckFloor.Stream; floor != n {
-		t.Errorf("the consumer's acknowledgement floor is %d, want %d", floor, n)
+	cons := consumers(t, js, stream)
+	if len(cons) != 1 || !strings.HasPrefix(cons[0].Name, "counter-") || cons[0].AckFloor.Stream != n {
+		t.Errorf("consumers %v, want one counter-TOKEN acknowledged up to %d", cons, n)
 	}
 	if left := storedMsgs(t, js, stream); left != n {
 		t.Errorf("the stream holds %d messages, want %d", left, n)
@@ -186,47 +178,91 @@ func TestAcknowledgeLimitsAndOrdered(t *testing.T) {
 	}
 }
 
+// consumers returns the stream's consumers.
+func consumers(t *testing.T, js jetstream.JetStream, stream string) []*jetstream.ConsumerInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*jetstream.ConsumerInfo
+	l := s.ListConsumers(ctx)
+	for info := range l.Info() {
+		out = append(out, info)
+	}
+	if err := l.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // Two sources of one job on one stream read through consumers of their
-// own (weir-JOB-SOURCE) and each reads every message; two that are given
-// the same consumer fail, naming it, instead of splitting the stream.
+// own (weir-JOB-SOURCE-TOKEN) and each reads every message. A reader
+// whose consumer a later reader of its source deleted fails, naming it,
+// instead of reading on with nothing (or another's messages).
 func TestAcknowledgeOwnConsumers(t *testing.T) {
 	url, js := server(t)
 	stream := retained(t, js, jetstream.LimitsPolicy)
 	const n = 4000
 	publish(t, js, stream+".n", numbers(n))
-	run := func(consumer string) ([]int, []int, error) {
-		j := weir.NewJob("two", weir.Workers(1), weir.EpochRecords(200))
-		var outs []*weir.Collect[int]
-		for _, name := range []string{"a", "b"} {
-			// Sharing a consumer, the sources read on (not bounded), so
-			// that both read at once.
-			src := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Bounded: consumer == "", Consumer: consumer}, decodeInt)
-			out := &weir.Collect[int]{}
-			weir.Sink(weir.Source(j, name, src), out, weir.Name(name+"-out"))
-			outs = append(outs, out)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		err := j.Run(ctx)
-		a, b := outs[0].Records(), outs[1].Records()
-		slices.Sort(a)
-		slices.Sort(b)
-		return a, b, err
+	j := weir.NewJob("two", weir.Workers(1), weir.EpochRecords(200))
+	var outs []*weir.Collect[int]
+	for _, name := range []string{"a", "b"} {
+		src := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Bounded: true}, decodeInt)
+		out := &weir.Collect[int]{}
+		weir.Sink(weir.Source(j, name, src), out, weir.Name(name+"-out"))
+		outs = append(outs, out)
 	}
-	a, b, err := run("")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, out := range outs {
+		got := out.Records()
+		slices.Sort(got)
+		wantNumbers(t, fmt.Sprint("source ", i), got, n)
+	}
+	var names []string
+	for _, c := range consumers(t, js, stream) {
+		names = append(names, c.Name[:len(c.Name)-23])
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"weir-two-a", "weir-two-b"}) {
+		t.Errorf("consumers %v, want weir-two-a-TOKEN and weir-two-b-TOKEN", names)
+	}
+
+	src := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Consumer: "shared"}, decodeInt)
+	first, err := src.Open(weir.SourceContext{Instance: 0, Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantNumbers(t, "source a", a, n)
-	wantNumbers(t, "source b", b, n)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, name := range []string{"weir-two-a", "weir-two-b"} {
-		if c, err := js.Consumer(ctx, stream, name); err != nil || c.CachedInfo().AckFloor.Stream != n {
-			t.Errorf("consumer %s: %v", name, err)
+	defer first.Close()
+	read := 0
+	for read < n {
+		b, err := first.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		read += len(b)
+	}
+	second, err := src.Open(weir.SourceContext{Instance: 0, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if _, err := second.Read(); err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now().Add(15 * time.Second)
+	for time.Now().Before(end) {
+		if _, err = first.Read(); err != nil {
+			break
 		}
 	}
-	if _, _, err := run("shared"); err == nil || !strings.Contains(err.Error(), "consumer shared was replaced or deleted by another reader") {
-		t.Errorf("two sources through one consumer: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "was deleted, by another reader of its source") {
+		t.Errorf("a reader whose consumer a later one replaced: %v", err)
 	}
 }

@@ -11,30 +11,32 @@
 // returns io.EOF). Parallelism thus belongs downstream of the source,
 // after a KeyBy or a Map with Parallelism.
 //
-// The reader reads through a durable pull consumer of its own
-// (SourceConfig.Consumer, default weir-JOB-SOURCE), which it replaces
-// when it starts, so that it delivers from the reader's position on, and
-// it acknowledges what the job no longer needs (weir.Acknowledged): in a
-// job with checkpoints, the messages before the position a complete
+// The reader reads through a durable pull consumer of its own, named
+// after the source (SourceConfig.Consumer, default weir-JOB-SOURCE) and a
+// token of the reader's (BASE-TOKEN, the token a NUID), made when it
+// starts so that it delivers from the reader's position on; the
+// consumers earlier readers of the source left are deleted then. It
+// acknowledges what the job no longer needs (weir.Acknowledged): in a job
+// with checkpoints, the messages before the position a complete
 // checkpoint holds, and at the end of a job that ran to its end in every
 // process, all it read; without checkpoints, what it passed on by each
 // epoch's end. So a work-queue stream (explicit acks, one per message)
 // and an interest stream (AckAll) let go of messages only once a restart
 // would no longer read them, and a limits stream's consumer shows how far
 // the job got. The server delivers a message not acknowledged within 30
-// minutes again; the reader skips what comes before its position. A
-// work-queue stream is read from its first message left (it takes no
-// start time). On an interest stream, a bridge consumer (CONSUMER-bridge)
-// holds the messages while the reader replaces the consumer, which then
-// starts at the old one's first message not acknowledged, if earlier, to
-// acknowledge those too; a start that fails leaves the bridge, and the
-// next start keeps it until it has made the consumer.
+// minutes again; the reader skips what comes before its position.
 //
-// A consumer belongs to one reader: its description carries a token of
-// the reader's. A reader whose consumer another reader replaced (two
-// sources, or two runs of one job, given the same Consumer) fails, within
-// 5 seconds and before it ends, naming the consumer; its acknowledgements
-// are dropped, since they would acknowledge on the other's.
+// A work-queue stream is read from its first message left (it takes no
+// start time), and its old consumers go before the new one is made (the
+// stream keeps the messages meanwhile). On an interest stream the new
+// consumer is made first, so that the messages stay, and it starts at
+// the old ones' first message not acknowledged, if earlier, to
+// acknowledge those too. A reader whose consumer a later reader of its
+// source deleted (two runs of one job at once) fails, naming the
+// consumer; its acknowledgements, whose reply subjects name its own
+// consumer, touch no other. Renaming a job or a source leaves the old
+// consumers on the server (on an interest stream they keep its messages):
+// delete them.
 //
 // SourceConfig.Ordered reads through an ordered consumer instead (an
 // ephemeral consumer without acks, which the client recreates from where

@@ -84,9 +84,12 @@ func (r *reader[T]) Read() ([]T, error) {
 			r.waited += time.Since(t0)
 			break
 		}
-		if err == nil {
+		switch {
+		case err == nil:
 			err = r.take(msg)
-		} else {
+		case r.acks != nil && errors.Is(err, jetstream.ErrConsumerDeleted):
+			err = errReplaced(r.stream, r.acks.name)
+		default:
 			err = fmt.Errorf("nats: stream %s: reading from sequence %d: %w", r.stream, r.next, err)
 		}
 		if err != nil {
@@ -94,7 +97,7 @@ func (r *reader[T]) Read() ([]T, error) {
 			return nil, err
 		}
 	}
-	if err := r.checkConsumer(r.ended()); err != nil {
+	if err := r.checkConsumer(); err != nil {
 		r.err = err
 		return nil, err
 	}

@@ -41,11 +41,12 @@ type SourceConfig struct {
 	// Name is the source's name in the letters (default: its name in the
 	// job).
 	Name string
-	// Consumer names the durable consumer the source reads through and
-	// acknowledges on (default weir-JOB-SOURCE, the job's and the
-	// source's names with dots, wildcards and spaces as underscores). It
-	// belongs to this source: a reader that starts replaces it, and a
-	// reader whose consumer another replaced fails.
+	// Consumer is what the names of the durable consumers the source
+	// reads through and acknowledges on start with (default
+	// weir-JOB-SOURCE, the job's and the source's names with dots,
+	// wildcards and spaces as underscores); each reader adds a token of
+	// its own, and deletes the consumers of earlier readers. It belongs
+	// to this source: a reader whose consumer another deleted fails.
 	Consumer string
 	// Ordered reads through an ordered consumer instead: ephemeral,
 	// without acknowledgements, leaving nothing on the server, which
@@ -186,7 +187,7 @@ func (r *reader[T]) open(addr string) error {
 	case r.retention == jetstream.WorkQueuePolicy && (c.New || !c.StartAt.IsZero()):
 		return fmt.Errorf("nats: stream %s at %s is a work queue: it is read from its first message, not from new messages or a time", c.Stream, addr)
 	case !c.Ordered:
-		r.acks = &acks{nc: r.nc, url: c.URL, addr: addr, stream: c.Stream, name: r.src.consumerName(), explicit: r.retention == jetstream.WorkQueuePolicy}
+		r.acks = &acks{nc: r.nc, url: c.URL, addr: addr, stream: c.Stream, base: r.src.consumerBase(), explicit: r.retention == jetstream.WorkQueuePolicy}
 	}
 	switch {
 	case c.New:
@@ -261,11 +262,11 @@ func (r *reader[T]) start() error {
 		cons, err := r.startDurable(ctx)
 		if err == nil {
 			r.cons, r.consChecked = cons, time.Now()
-			r.acks.started(cons.CachedInfo().Config.Description)
+			r.acks.started(cons.CachedInfo().Name)
 			r.iter, err = cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(2*batchSize, pullBytes))
 		}
 		if err != nil {
-			return fmt.Errorf("nats: stream %s: reading from sequence %d through consumer %s: %w", r.stream, r.next, r.acks.name, err)
+			return fmt.Errorf("nats: stream %s: reading from sequence %d through a consumer %s-...: %w", r.stream, r.next, r.acks.base, err)
 		}
 		return nil
 	}
