@@ -183,12 +183,8 @@ func consumers(t *testing.T, js jetstream.JetStream, stream string) []*jetstream
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := js.Stream(ctx, stream)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*jetstream.ConsumerInfo
-	l := s.ListConsumers(ctx)
+	l := streamOf(t, js, stream).ListConsumers(ctx)
 	for info := range l.Info() {
 		out = append(out, info)
 	}

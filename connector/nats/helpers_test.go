@@ -103,16 +103,24 @@ func numbers(n int) []string {
 
 func decodeInt(data []byte) (int, error) { return strconv.Atoi(string(data)) }
 
+// streamOf returns the stream of that name.
+func streamOf(t *testing.T, js jetstream.JetStream, name string) jetstream.Stream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // storedMsgs returns the number of messages the stream holds.
 func storedMsgs(t *testing.T, js jetstream.JetStream, stream string) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := js.Stream(ctx, stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(ctx)
+	info, err := streamOf(t, js, stream).Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
