@@ -27,8 +27,9 @@ import (
 //	                                      a source ?group=NAME, a consumer group
 //	                                      it starts from and commits to)
 //	nats://host:port/stream               (a JetStream stream; subject = stream;
-//	                                      a source takes ?consumer=NAME, its
-//	                                      durable consumer, or ?ordered=1)
+//	                                      a source takes ?consumer=NAME, what its
+//	                                      durable consumers' names start with, or
+//	                                      ?ordered=1)
 //	file://path                           (a file of lines)
 //	postgres://user@host:port/db?table=T  (a sink of a job's results)
 //	redis://host:port[/db][?prefix=P]     (a sink of YSB's results)
@@ -40,8 +41,8 @@ type endpoint struct {
 	url       string // nats, postgres or redis URL without the name
 	txn       string // a Kafka sink's transactional id prefix (?txn=)
 	group     string // a Kafka source's consumer group (?group=)
-	// A NATS source's durable consumer (?consumer=), or an ordered
-	// consumer instead (?ordered=1).
+	// What a NATS source's durable consumers' names start with
+	// (?consumer=), or an ordered consumer instead (?ordered=1).
 	consumer string
 	ordered  bool
 }

@@ -158,7 +158,7 @@ func (a *acks) replaced(name string) error {
 }
 
 func errReplaced(stream, name string) error {
-	return fmt.Errorf("nats: stream %s: consumer %s was deleted, by another reader of its source (two runs of a job, or two sources given one Consumer, read the stream; give each its own SourceConfig.Consumer, ?consumer= on the command line)", stream, name)
+	return fmt.Errorf("nats: stream %s: consumer %s was deleted, by another reader of its source or by hand (two runs of one job at once, or two sources given one Consumer, replace each other's consumers: run one, or give each source its own SourceConfig.Consumer, ?consumer= on the command line)", stream, name)
 }
 
 // consumerBase is what the names of a source's consumers start with:
@@ -194,11 +194,13 @@ func ofBase(name, base string) bool {
 	return true
 }
 
-// checkConsumer fails the reader, looking at most every consumerCheck,
-// if its consumer is gone: another reader of the source started and
-// deleted it. (Other errors pass: the next look tries again.)
-func (r *reader[T]) checkConsumer() error {
-	if r.cons == nil || time.Since(r.consChecked) < consumerCheck {
+// checkConsumer fails the reader if its consumer is gone (another reader
+// of the source started and deleted it): it looks at most every
+// consumerCheck, and when the reader has read to its end (force), so that
+// a reader whose consumer went does not end as if it had read it all.
+// (Other errors pass: the next look tries again.)
+func (r *reader[T]) checkConsumer(force bool) error {
+	if r.cons == nil || !force && time.Since(r.consChecked) < consumerCheck {
 		return nil
 	}
 	r.consChecked = time.Now()
@@ -245,6 +247,7 @@ func (r *reader[T]) startDurable(ctx context.Context) (jetstream.Consumer, error
 		if err := r.deleteConsumers(ctx, old); err != nil {
 			return nil, err
 		}
+		old = nil
 	case jetstream.InterestPolicy:
 		if floor > 0 && floor < r.next {
 			cfg.OptStartSeq = floor
@@ -255,8 +258,7 @@ func (r *reader[T]) startDurable(ctx context.Context) (jetstream.Consumer, error
 		return nil, err
 	}
 	if err := r.deleteConsumers(ctx, old); err != nil {
-		r.js.DeleteConsumer(ctx, cfg.Durable)
-		return nil, err
+		return nil, err // the next start deletes the new one too
 	}
 	return cons, nil
 }
@@ -266,18 +268,26 @@ func (r *reader[T]) startDurable(ctx context.Context) (jetstream.Consumer, error
 func (r *reader[T]) oldConsumers(ctx context.Context) ([]string, uint64, error) {
 	var old []string
 	var floor uint64
-	infos := r.js.ListConsumers(ctx)
-	for info := range infos.Info() {
-		if !ofBase(info.Name, r.acks.base) {
-			continue
-		}
-		old = append(old, info.Name)
-		if f := info.AckFloor.Stream + 1; floor == 0 || f < floor {
-			floor = f
+	names := r.js.ConsumerNames(ctx)
+	for name := range names.Name() {
+		if ofBase(name, r.acks.base) {
+			old = append(old, name)
 		}
 	}
-	if err := infos.Err(); err != nil {
+	if err := names.Err(); err != nil {
 		return nil, 0, fmt.Errorf("listing the consumers: %w", err)
+	}
+	for _, name := range old {
+		c, err := r.js.Consumer(ctx, name)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("consumer %s: %w", name, err)
+		}
+		if f := c.CachedInfo().AckFloor.Stream + 1; floor == 0 || f < floor {
+			floor = f
+		}
 	}
 	return old, floor, nil
 }

@@ -223,7 +223,7 @@ func TestAcknowledgeOwnConsumers(t *testing.T) {
 	}
 	var names []string
 	for _, c := range consumers(t, js, stream) {
-		names = append(names, c.Name[:len(c.Name)-23])
+		names = append(names, c.Name[:max(0, len(c.Name)-23)])
 	}
 	slices.Sort(names)
 	if !slices.Equal(names, []string{"weir-two-a", "weir-two-b"}) {

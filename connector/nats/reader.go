@@ -97,7 +97,7 @@ func (r *reader[T]) Read() ([]T, error) {
 			return nil, err
 		}
 	}
-	if err := r.checkConsumer(); err != nil {
+	if err := r.checkConsumer(r.ended()); err != nil {
 		r.err = err
 		return nil, err
 	}
