@@ -120,7 +120,8 @@ type Rescalable = dataflow.Rescalable
 // Acknowledged is a Seekable reader whose input lets go of what was read
 // once the job no longer needs it (a JetStream consumer's acks): with
 // checkpoints, Acknowledge gets a position once a checkpoint that holds
-// it is complete, and the end position of a job that finished; without,
+// it is complete, and the end position of a job that ran to its end in
+// every process; without,
 // the position at every epoch's end. It may run at the same time as Read
 // and after Close; its errors are logged.
 type Acknowledged = dataflow.Acknowledged

@@ -34,13 +34,16 @@ func (r *reader[T]) committed(ctx context.Context, parts []int32) error {
 	return nil
 }
 
-// Acknowledge implements weir.Acknowledged: with a Group, it commits the
-// position's offsets as the group's. It may run while the reader reads,
-// and after Close (then through a client of its own).
-func (r *reader[T]) Acknowledge(pos []byte) error {
-	if r.in.cfg.Group == "" {
-		return nil
-	}
+// groupReader is the reader of a source with a Group: only it is
+// acknowledged (a reader without one is spared the positions the job
+// would take for it).
+type groupReader[T any] struct{ *reader[T] }
+
+// Acknowledge implements weir.Acknowledged: it commits the position's
+// offsets as the group's. It may run while the reader reads, and after
+// Close (then through a client of its own).
+func (g groupReader[T]) Acknowledge(pos []byte) error {
+	r := g.reader
 	p, err := decodePosition(pos)
 	if err != nil {
 		return fmt.Errorf("kafka: topic %s: %w", r.topic(), err)

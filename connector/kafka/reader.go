@@ -63,7 +63,7 @@ var (
 	_ weir.Rescalable   = (*reader[int])(nil)
 	_ weir.Waiter       = (*reader[int])(nil)
 	_ weir.Backlogged   = (*reader[int])(nil)
-	_ weir.Acknowledged = (*reader[int])(nil)
+	_ weir.Acknowledged = groupReader[int]{}
 )
 
 func (r *reader[T]) topic() string { return r.in.cfg.Topic }

@@ -223,5 +223,8 @@ func (s *SourceInput[T]) Open(sc weir.SourceContext) (weir.Reader[T], error) {
 	}
 	r.known = n
 	r.lastLook, r.opened = time.Now(), time.Now()
+	if s.cfg.Group != "" {
+		return groupReader[T]{r}, nil
+	}
 	return r, nil
 }

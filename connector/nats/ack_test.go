@@ -147,7 +147,8 @@ func TestAcknowledgeInterest(t *testing.T) {
 
 // On a stream with limits retention the messages stay, and the durable
 // consumer's acknowledgement floor says how far the job got; an ordered
-// consumer cannot read a stream that needs acknowledgements.
+// consumer reads it exactly-once through a crash, and cannot read a
+// stream that needs acknowledgements.
 func TestAcknowledgeLimitsAndOrdered(t *testing.T) {
 	url, js := server(t)
 	stream := retained(t, js, jetstream.LimitsPolicy)
@@ -166,6 +167,19 @@ func TestAcknowledgeLimitsAndOrdered(t *testing.T) {
 	if left := storedMsgs(t, js, stream); left != n {
 		t.Errorf("the stream holds %d messages, want %d", left, n)
 	}
+
+	// Ordered: a crashed job restored from its checkpoint reads each
+	// message once.
+	ord := nats.Source(nats.SourceConfig{URL: url, Stream: stream, Bounded: true, Ordered: true}, decodeInt)
+	dir := t.TempDir()
+	if _, err := ackJob(t, ord, 2000, weir.Checkpoints(dir, 2, 3)); err == nil {
+		t.Fatal("no crash")
+	}
+	got, err = ackJob(t, ord, -1, weir.Checkpoints(dir, 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNumbers(t, "ordered, restored", got, n)
 
 	wq := retained(t, js, jetstream.WorkQueuePolicy)
 	ordered := nats.Source(nats.SourceConfig{URL: url, Stream: wq, Ordered: true}, decodeInt)

@@ -40,8 +40,9 @@
 //
 // SourceConfig.Ordered reads through an ordered consumer instead (an
 // ephemeral consumer without acks, which the client recreates from where
-// it was if it misses a message): nothing stays on the server, for a
-// stream with limits retention read by many jobs; a stream that needs
+// it was if it misses a message, and the server drops a minute after its
+// reader stops): for a stream with limits retention read by many jobs; a
+// stream that needs
 // acknowledgements is refused.
 //
 // Reading starts at the stream's first message, at the first message

@@ -73,21 +73,29 @@ func (r *reader[T]) Position(used int) ([]byte, error) {
 		return position{format: posIdle, stream: r.stream}.encode(), nil
 	}
 	var next uint64
-	reply := r.lastReply
 	switch {
 	case used < 0 || used > len(r.after):
 		return nil, fmt.Errorf("nats: stream %s: Position(%d) after a batch of %d records", r.stream, used, len(r.after))
 	case used == len(r.after):
 		next = r.next
 	case used == 0:
-		next, reply = r.prev, r.prevReply
+		next = r.prev
 	default:
-		next, reply = r.after[used-1], r.replies[used-1]
+		next = r.after[used-1]
 	}
-	if r.acks != nil && !r.acks.explicit && reply != "" {
+	if r.acks != nil && !r.acks.explicit {
 		// With AckAll, the last message before the position
 		// acknowledges everything before it.
-		r.acks.add(pendingAck{below: next, reply: reply})
+		reply := r.lastReply
+		switch {
+		case used == 0:
+			reply = r.prevReply
+		case used < len(r.after):
+			reply = r.replies[used-1]
+		}
+		if reply != "" {
+			r.acks.add(pendingAck{below: next, reply: reply})
+		}
 	}
 	if dl := r.src.cfg.DeadLetter; dl != nil {
 		if err := dl.Sync(); err != nil {

@@ -148,7 +148,7 @@ func (r *reader[T]) take(msg jetstream.Msg) error {
 	if err == nil {
 		r.out = append(r.out, v)
 		r.after = append(r.after, r.next)
-		if r.acks != nil {
+		if r.acks != nil && !r.acks.explicit {
 			r.replies = append(r.replies, r.lastReply)
 		}
 		return nil

@@ -48,9 +48,10 @@ type SourceConfig struct {
 	// its own, and deletes the consumers of earlier readers. It belongs
 	// to this source: a reader whose consumer another deleted fails.
 	Consumer string
-	// Ordered reads through an ordered consumer instead: ephemeral,
-	// without acknowledgements, leaving nothing on the server, which
-	// suits a stream with limits retention read by many jobs. A stream
+	// Ordered reads through an ordered consumer instead: ephemeral (the
+	// server drops it a minute after its reader stops), without
+	// acknowledgements, which suits a stream with limits retention read
+	// by many jobs. A stream
 	// that keeps messages until they are acknowledged (work-queue or
 	// interest retention) is refused.
 	Ordered bool

@@ -44,8 +44,9 @@ type Rescalable interface {
 //
 //   - In a job with checkpoints, once a checkpoint that holds pos is
 //     complete (with the newest such position, if several complete at
-//     once), and, at the end of a job that finished, with the position
-//     at its end.
+//     once), and, at the end of a job that ran to its end in every
+//     process (one that will not be resumed), with the position at its
+//     end.
 //   - Without checkpoints, at every epoch's end, with the position after
 //     the records the source has passed on: a job that fails loses what
 //     was in flight, as a Kafka consumer with automatic commits does.
